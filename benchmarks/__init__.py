@@ -1,0 +1,1 @@
+"""Speed measurements of Fairy Post against peers, printed as one Markdown table (`make bench`)."""

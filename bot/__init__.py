@@ -1,0 +1,1 @@
+"""The Discord adapter: slash commands, buttons, threads and timers over `bot.service`."""
