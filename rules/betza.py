@@ -1,0 +1,318 @@
+"""Betza notation: piece movement as text, read once into `Component`s.
+
+Supported (README §2 of the spec): the atoms W F D N A H C Z G, the shorthands K Q R B, a
+free leap `(x,y)`, riders by doubling (`WW`, `NN`) or by a range digit (`R4`, `N2`), the
+modifiers m c f b s v l r i n p, and compounds (components one after another, spaces
+allowed between them). Anything else is an error naming the character and its position;
+nothing is silently ignored.
+
+The movement kinds Betza cannot express (bent riders, multi-path leapers, circular and
+crooked riders) are built by `rules.movement` from structured data and produce the same
+`Component` type, so move generation sees one representation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from rules.errors import BetzaError
+
+Vector = tuple[int, int]
+
+
+class Kind(Enum):
+    """How a component travels from its origin to a destination."""
+
+    LEAP = "leap"  # jumps straight to the destination
+    LAME = "lame"  # a leap whose intermediate squares must be empty (`n`)
+    RIDE = "ride"  # repeats one leap along a line until blocked
+    HOP = "hop"  # a rider that must pass exactly one screen (`p`)
+    BENT = "bent"  # a first step, then an outward slide (spec §3.1)
+    PATHS = "paths"  # a leaper reached along alternative lame paths (spec §3.2)
+    PATH_RIDE = "path-ride"  # a rider along fixed non-straight paths (spec §3.3, §3.4)
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """One part of a piece's movement, oriented for White (+y is forward).
+
+    `vectors` holds the leap or step vectors. For `BENT` they are the first steps and
+    `second` maps each first step to its slide directions; for `PATHS` and `PATH_RIDE`,
+    `paths` lists the square offsets of each path in order (destinations last).
+    """
+
+    kind: Kind
+    vectors: frozenset[Vector]
+    move: bool = True
+    capture: bool = True
+    initial: bool = False
+    range: int | None = None
+    second: tuple[tuple[Vector, tuple[Vector, ...]], ...] = ()
+    paths: tuple[tuple[Vector, ...], ...] = ()
+    min_move_steps: int = 1
+    pawnlike: bool = False
+    source: str = field(default="", compare=False)
+
+    def reach(self) -> frozenset[Vector]:
+        """Offsets reachable on an empty, unbounded board within one repeat (for pictures)."""
+        if self.kind in (Kind.PATHS, Kind.PATH_RIDE):
+            return frozenset(v for path in self.paths for v in path)
+        return self.vectors
+
+
+ATOMS: dict[str, Vector] = {
+    "W": (1, 0),
+    "F": (1, 1),
+    "D": (2, 0),
+    "N": (2, 1),
+    "A": (2, 2),
+    "H": (3, 0),
+    "C": (3, 1),
+    "Z": (3, 2),
+    "G": (3, 3),
+}
+# Shorthand atoms: letter -> (components as (atom, is_rider)).
+SHORTHANDS: dict[str, tuple[tuple[str, bool], ...]] = {
+    "K": (("W", False), ("F", False)),
+    "Q": (("W", True), ("F", True)),
+    "R": (("W", True),),
+    "B": (("F", True),),
+}
+MODIFIERS = set("mcfbslrvinp")
+DIRECTIONS = set("fbslrv")
+
+
+def symmetric(base: Vector) -> frozenset[Vector]:
+    """All images of `base` under the eight symmetries of the square board."""
+    x, y = base
+    out = set()
+    for a, b in ((x, y), (y, x)):
+        for sa in (1, -1):
+            for sb in (1, -1):
+                out.add((a * sa, b * sb))
+    return frozenset(out)
+
+
+def _shape(v: Vector) -> str:
+    x, y = v
+    if x == 0 or y == 0:
+        return "orthogonal"
+    if abs(x) == abs(y):
+        return "diagonal"
+    return "oblique"
+
+
+def _half(letter: str, v: Vector) -> bool:
+    x, y = v
+    return {
+        "f": y > 0,
+        "b": y < 0,
+        "l": x < 0,
+        "r": x > 0,
+        "s": abs(x) > abs(y),
+        "v": abs(y) > abs(x),
+    }[letter]
+
+
+def _direction_terms(letters: str, shape: str) -> list[str]:
+    """Split direction letters into terms: pairs mean one narrower direction where Betza
+    gives them a meaning (diagonal `fl`, oblique `fs`), single letters otherwise."""
+    terms: list[str] = []
+    i = 0
+    while i < len(letters):
+        a = letters[i]
+        b = letters[i + 1] if i + 1 < len(letters) else ""
+        pair = False
+        if shape == "diagonal":
+            pair = (a in "fb" and b in "lr") or (a in "lr" and b in "fb")
+        elif shape == "oblique":
+            pair = (
+                a in "fblr" and b != "" and b in "fblrsv" and {a, b} not in ({"f", "b"}, {"l", "r"})
+            )
+        if pair:
+            terms.append(a + b)
+            i += 2
+        else:
+            terms.append(a)
+            i += 1
+    return terms
+
+
+def _term_selects(term: str, v: Vector, shape: str) -> bool:
+    if len(term) == 1:
+        if shape == "diagonal" and term in "sv":
+            return False
+        if shape == "orthogonal":
+            x, y = v
+            return {
+                "f": y > 0,
+                "b": y < 0,
+                "l": x < 0,
+                "r": x > 0,
+                "s": y == 0,
+                "v": x == 0,
+            }[term]
+        return _half(term, v)
+    a, b = term
+    if a == b:  # ff = forward and narrow, ll = left and wide
+        b = "v" if a in "fb" else "s"
+    return _half(a, v) and _half(b, v)
+
+
+def select_directions(vectors: frozenset[Vector], letters: str) -> frozenset[Vector]:
+    """The vectors a set of Betza direction letters keeps (all of them when no letters)."""
+    if not letters:
+        return vectors
+    shapes = {_shape(v) for v in vectors}
+    chosen = set()
+    for shape in shapes:
+        group = [v for v in vectors if _shape(v) == shape]
+        for term in _direction_terms(letters, shape):
+            chosen.update(v for v in group if _term_selects(term, v, shape))
+    return frozenset(chosen)
+
+
+def lame_intermediates(v: Vector) -> tuple[Vector, ...]:
+    """Squares a lame (`n`) leap passes: the line for straight leaps, the orthogonal
+    neighbour for the Knight (the Xiangqi horse)."""
+    x, y = v
+    if x == 0 or y == 0 or abs(x) == abs(y):
+        n = max(abs(x), abs(y))
+        sx, sy = (x > 0) - (x < 0), (y > 0) - (y < 0)
+        return tuple((sx * k, sy * k) for k in range(1, n))
+    if sorted((abs(x), abs(y))) == [1, 2]:
+        if abs(y) == 2:
+            return ((0, y // 2),)
+        return ((x // 2, 0),)
+    raise ValueError(f"no lame path for {v}")
+
+
+def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
+    """Read a Betza string into components; raise `BetzaError` on anything unknown."""
+    components: list[Component] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        mod_start = i
+        while i < n and text[i] in MODIFIERS:
+            i += 1
+        mods = text[mod_start:i]
+        if i >= n or text[i].isspace():
+            raise BetzaError(
+                text, mod_start, f"modifiers {mods!r} are not followed by an atom letter"
+            )
+        atom_pos = i
+        ch = text[i]
+        parts: list[tuple[Vector, bool]] = []  # (base vector, rider)
+        label: str
+        if ch == "(":
+            close = text.find(")", i)
+            if close < 0:
+                raise BetzaError(text, i, "'(' without a closing ')'")
+            inner = text[i + 1 : close]
+            pieces = [p.strip() for p in inner.split(",")]
+            if len(pieces) != 2 or not all(p.isdigit() for p in pieces):
+                raise BetzaError(text, i, f"expected a leap like (1,4), found ({inner})")
+            x, y = int(pieces[0]), int(pieces[1])
+            if x == 0 and y == 0:
+                raise BetzaError(text, i, "the null leap (0,0) is not a move")
+            parts.append(((x, y), False))
+            label = text[i : close + 1]
+            i = close + 1
+        elif ch in ATOMS or ch in SHORTHANDS:
+            i += 1
+            label = ch
+            if ch in SHORTHANDS:
+                parts.extend((ATOMS[a], r) for a, r in SHORTHANDS[ch])
+            else:
+                rider = i < n and text[i] == ch
+                if rider:
+                    i += 1
+                    label += ch
+                parts.append((ATOMS[ch], rider))
+        elif ch in MODIFIERS or ch.islower():
+            raise BetzaError(text, i, f"unknown modifier {ch!r}")
+        else:
+            raise BetzaError(text, i, f"unknown atom {ch!r}")
+        # Range digits make a rider with that limit: R4, N2.
+        digit_start = i
+        while i < n and text[i].isdigit():
+            i += 1
+        limit: int | None = None
+        if i > digit_start:
+            limit = int(text[digit_start:i])
+            if limit == 0:
+                raise BetzaError(text, digit_start, "a range of 0 allows no move")
+            label += text[digit_start:i]
+        if i < n and not text[i].isspace() and text[i] not in MODIFIERS and text[i] != "(":
+            if text[i] not in ATOMS and text[i] not in SHORTHANDS:
+                raise BetzaError(text, i, f"unexpected {text[i]!r} after {label!r}")
+        components.extend(_build(text, mod_start, atom_pos, mods, parts, limit, label, pawnlike))
+    if not components:
+        raise BetzaError(text, 0, "no atom: the piece could never move")
+    return tuple(components)
+
+
+def _build(
+    text: str,
+    mod_start: int,
+    atom_pos: int,
+    mods: str,
+    parts: list[tuple[Vector, bool]],
+    limit: int | None,
+    label: str,
+    pawnlike: bool,
+) -> list[Component]:
+    def err(letter: str, reason: str) -> BetzaError:
+        return BetzaError(text, mod_start + mods.index(letter), reason)
+
+    if "m" in mods and "c" in mods:
+        raise err("c", "'m' (move only) and 'c' (capture only) contradict each other")
+    move = "c" not in mods
+    capture = "m" not in mods
+    initial = "i" in mods
+    lame = "n" in mods
+    hop = "p" in mods
+    directions = "".join(ch for ch in mods if ch in DIRECTIONS)
+    out: list[Component] = []
+    for base, doubled in parts:
+        rider = doubled or limit is not None and limit > 1
+        if lame and rider:
+            raise err("n", f"'n' (lame) applies to leaps, not to the rider {label!r}")
+        if hop and not rider:
+            raise err("p", f"'p' (hopper) applies to riders, not to the leap {label!r}")
+        if lame and hop:
+            raise err("p", "'n' and 'p' cannot be combined")
+        vectors = select_directions(symmetric(base), directions)
+        if not vectors:
+            continue
+        kind = Kind.HOP if hop else Kind.RIDE if rider else Kind.LAME if lame else Kind.LEAP
+        if kind is Kind.LAME:
+            try:
+                for v in vectors:
+                    lame_intermediates(v)
+            except ValueError:
+                raise err(
+                    "n", f"'n' (lame) is defined for straight and Knight leaps, not {label!r}"
+                )
+        out.append(
+            Component(
+                kind=kind,
+                vectors=vectors,
+                move=move,
+                capture=capture,
+                initial=initial,
+                range=limit if rider else None,
+                pawnlike=pawnlike,
+                source=(mods + label),
+            )
+        )
+    if not out:
+        letter = directions[0] if directions else mods[0]
+        raise err(letter, f"direction modifiers {directions!r} select no move of {label!r}")
+    _ = atom_pos
+    return out

@@ -1,0 +1,41 @@
+"""The move value type: what a ply does, independent of how it is written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from rules.geometry import Square
+
+
+class MoveKind(Enum):
+    """Kinds of ply (spec §3.8: moves of different kinds are different moves)."""
+
+    NORMAL = "normal"
+    EN_PASSANT = "en passant"
+    CASTLING = "castling"
+    DROP = "drop"
+    PLACEMENT = "placement"
+    SWAP = "swap"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One ply. `origin` is None for drops and placements, which name `piece` instead;
+    `promotion` is the id of the piece a promoting move becomes (None: no promotion).
+    For castling, `origin` and `target` are the King's squares; for a swap, the King's
+    and the Prince's."""
+
+    kind: MoveKind
+    origin: Square | None
+    target: Square
+    promotion: str | None = None
+    piece: str | None = None
+
+    def coordinates(self) -> str:
+        """The bare coordinate form without letters for board moves (`e2e4`, `b2b1`),
+        as the command line's `--moves` and storage use; see `rules.notation` for the
+        full form with the promotion letter."""
+        if self.origin is None:
+            return f"@{self.target.name}"
+        return f"{self.origin.name}{self.target.name}"

@@ -1,0 +1,602 @@
+"""Move notation: the one parser and the one formatter (spec §5).
+
+`format_move` prints the long algebraic notation of Cazaux's books (`Hi2-g4`, `f6xe5 e.p.`,
+`c2xd1M+`, `O-O(h1)/M`, `FA@c1`, `B*c3`, `Kf2<>Pe5`). `parse_move` reads that form, bare
+coordinates (`e3e5`, `b2b1B`), `0-0`, drops written `B@c3`, and says precisely what is
+wrong with anything else: an unknown square, no piece there, not your piece, the wrong
+letter, a move the piece cannot make (and why), a move that leaves the King in check, a
+missing or impossible promotion letter, a wrong check mark.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rules.errors import IllegalMoveError, InvalidMoveError
+from rules.geometry import Square
+from rules.moves import Move, MoveKind
+from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, PLACE, SWAP, Position
+from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MOVE, MC
+
+COLOR_NAMES = ("White", "Black")
+
+_SQ = r"[a-z]\d{1,2}"
+_BOARD_RE = re.compile(
+    rf"(?P<letters>[A-Z]{{1,2}})?(?P<origin>{_SQ})(?P<sep>[-x:]?)(?P<target>{_SQ})"
+    r"(?:=?(?P<promo>[A-Za-z]{1,2}))?(?P<gate>/[A-Za-z]{1,2})?(?P<ep>\s*e\.p\.)?"
+)
+_CASTLE_RE = re.compile(
+    rf"(?P<castle>O-O-O|O-O|0-0-0|0-0)(?:\((?P<dest>{_SQ})\))?(?P<gate>/[A-Za-z]{{1,2}})?"
+)
+_DROP_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}})(?P<sep>[*@])(?P<target>{_SQ})")
+_SWAP_RE = re.compile(
+    rf"(?P<kl>[A-Z]{{1,2}})?(?P<king>{_SQ})<>(?P<pl>[A-Z]{{1,2}})?(?P<prince>{_SQ})"
+)
+_LOWER_RE = re.compile(rf"[a-z]{{1,2}}(?={_SQ}[-x:]?{_SQ})")
+_MARKS_RE = re.compile(r"(?P<body>.*?)(?P<marks>[+#!?]*)")
+
+
+@dataclass(frozen=True, slots=True)
+class Letters:
+    """Piece letters for reading and writing notation: the variant's, or a game
+    record's own legend (spec §6), piece id -> letters."""
+
+    by_id: Mapping[str, str]
+
+    def of(self, piece_id: str) -> str:
+        return self.by_id[piece_id]
+
+    def find(self, letters: str) -> str | None:
+        for pid, lt in self.by_id.items():
+            if lt == letters:
+                return pid
+        return None
+
+
+def variant_letters(pos: Position) -> Letters:
+    return Letters({p.id: p.letters for p in pos.variant.pieces})
+
+
+def _letters(pos: Position, letters: Letters | None) -> Letters:
+    return letters if letters is not None else variant_letters(pos)
+
+
+def _drop_letters(lt: Letters, piece_id: str) -> str:
+    return lt.of(piece_id) or "P"
+
+
+# ---------------------------------------------------------------------------- formatting
+
+
+def format_code(
+    pos: Position, c: int, *, letters: Letters | None = None, marks: bool = True
+) -> str:
+    """The printed form of the legal move `c` in `pos` (check marks need a push/pop)."""
+    lt = _letters(pos, letters)
+    t = pos.t
+    geo = t.geo
+    kind = (c >> KIND_SHIFT) & KIND_MASK
+    o = c & 0xFF
+    d = (c >> 8) & 0xFF
+    if kind == PLACE:
+        return f"{_drop_letters(lt, t.type_ids[o])}@{geo.name(d)}"
+    if kind == DROP:
+        text = f"{_drop_letters(lt, t.type_ids[o])}*{geo.name(d)}"
+    elif kind == SWAP:
+        king = lt.of(t.type_ids[pos.board[o] >> 1])
+        prince = lt.of(t.type_ids[pos.board[d] >> 1])
+        text = f"{king}{geo.name(o)}<>{prince}{geo.name(d)}"
+    elif kind == CASTLE:
+        rule = c >> MC.CASTLE_SHIFT
+        high = d > o
+        text = "O-O" if high else "O-O-O"
+        if pos.variant.fast_castling:
+            text += f"({geo.name(d)})"
+            rook = pos.variant.fast_castling.rooks[rule]
+        else:
+            rook = pos.variant.castling[rule].rook_from
+        if pos.side:
+            rook = geo.mirror(rook)
+        gate = pos.gates[pos.side].get(rook)
+        if gate is not None:
+            text += "/" + lt.of(t.type_ids[gate >> 1])
+    else:
+        piece = pos.board[o]
+        capture = kind == EP or bool(pos.board[d])
+        text = f"{lt.of(t.type_ids[piece >> 1])}{geo.name(o)}{'x' if capture else '-'}{geo.name(d)}"
+        promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+        if promo:
+            text += lt.of(t.type_ids[promo])
+        gate = pos.gates[pos.side].get(o)
+        if gate is not None:
+            text += "/" + lt.of(t.type_ids[gate >> 1])
+        if kind == EP:
+            text += " e.p."
+    if marks:
+        text += check_mark(pos, c)
+    return text
+
+
+def check_mark(pos: Position, c: int) -> str:
+    """`+` when the move leaves the opponent's royal piece attacked, `++` for checkmate
+    (never `++` where the royal piece must be captured)."""
+    pos.push_code(c, keep_key=False)
+    try:
+        if not pos.is_check():
+            return ""
+        if pos.variant.goal == "checkmate" and not pos.legal_codes():
+            return "++"
+        return "+"
+    finally:
+        pos.pop_code()
+
+
+def format_move(
+    pos: Position, move: Move, *, letters: Letters | None = None, marks: bool = True
+) -> str:
+    return format_code(pos, pos.to_code(move), letters=letters, marks=marks)
+
+
+def coordinates(pos: Position, c: int) -> str:
+    """The bare coordinate form (`e2e4`, `b7b8Q`, `B@c3`, `FA@c1`): what `--moves` takes
+    and storage keeps next to the printed form."""
+    t = pos.t
+    geo = t.geo
+    lt = variant_letters(pos)
+    kind = (c >> KIND_SHIFT) & KIND_MASK
+    o = c & 0xFF
+    d = (c >> 8) & 0xFF
+    if kind in (DROP, PLACE):
+        return f"{_drop_letters(lt, t.type_ids[o])}@{geo.name(d)}"
+    if kind == CASTLE and pos.variant.fast_castling:
+        return f"{'O-O' if d > o else 'O-O-O'}({geo.name(d)})"
+    text = f"{geo.name(o)}{geo.name(d)}"
+    promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+    if promo:
+        text += lt.of(t.type_ids[promo])
+    return text
+
+
+# ------------------------------------------------------------------------------- parsing
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A parsed ply: the legal move code and the check mark the text claimed, if any."""
+
+    code: int
+    move: Move
+    claimed_mark: str | None
+
+
+def parse_move(
+    pos: Position, text: str, *, letters: Letters | None = None, check_marks: bool = True
+) -> Move:
+    """The legal move `text` names in `pos`; `InvalidMoveError` or `IllegalMoveError`
+    (both `ValueError`s) with a message that says why otherwise."""
+    return parse(pos, text, letters=letters, check_marks=check_marks).move
+
+
+def parse(
+    pos: Position, text: str, *, letters: Letters | None = None, check_marks: bool = True
+) -> Parsed:
+    raw = text
+    text = text.strip()
+    if not text:
+        raise InvalidMoveError(raw, "empty move: write it like e2-e4, Ng1-f3 or e2e4")
+    lt = _letters(pos, letters)
+    m = _MARKS_RE.fullmatch(text)
+    assert m is not None
+    body, marks = m.group("body").strip(), m.group("marks")
+    claimed: str | None = None
+    if "#" in marks or "++" in marks:
+        claimed = "++"
+    elif "+" in marks:
+        claimed = "+"
+    if not body:
+        raise InvalidMoveError(raw, "expected a move before the annotation")
+    code = _parse_body(pos, raw, body, lt)
+    if check_marks and claimed is not None:
+        actual = check_mark(pos, code)
+        if actual != claimed:
+            said = "checkmate" if claimed == "++" else "check"
+            really = {"": "gives no check", "+": "gives check but not mate", "++": "is checkmate"}
+            raise IllegalMoveError(raw, f"annotated as {said}, but the move {really[actual]}")
+    return Parsed(code, pos.to_move(code), claimed)
+
+
+def _square(pos: Position, raw: str, name: str) -> int:
+    sq = pos.t.geo.parse(name)
+    if sq is None:
+        raise InvalidMoveError(raw, f"{name} is not a square: {pos.t.geo.square_hint()}")
+    return sq
+
+
+def _piece_phrase(pos: Position, code: int) -> str:
+    p = pos.describe(code)
+    return f"{COLOR_NAMES[p.color]}'s {p.name}"
+
+
+def _parse_body(pos: Position, raw: str, body: str, lt: Letters) -> int:
+    if pos.placing:
+        m = _DROP_RE.fullmatch(body)
+        if not m:
+            raise InvalidMoveError(
+                raw,
+                "the game is in its placement phase: place a reserve piece behind a back-rank "
+                "piece, like FA@c1",
+            )
+        return _parse_placement(pos, raw, m.group("letters"), m.group("target"), lt)
+    if m := _CASTLE_RE.fullmatch(body):
+        return _parse_castling(pos, raw, m, lt)
+    if m := _DROP_RE.fullmatch(body):
+        return _parse_drop(pos, raw, m.group("letters"), m.group("target"), lt)
+    if m := _SWAP_RE.fullmatch(body):
+        origin = _square(pos, raw, m.group("king"))
+        target = _square(pos, raw, m.group("prince"))
+        return _parse_board(pos, raw, m.group("kl"), origin, target, None, None, lt, swap=True)
+    if m := _BOARD_RE.fullmatch(body):
+        origin = _square(pos, raw, m.group("origin"))
+        target = _square(pos, raw, m.group("target"))
+        gate = m.group("gate")
+        return _parse_board(
+            pos,
+            raw,
+            m.group("letters"),
+            origin,
+            target,
+            m.group("promo"),
+            gate[1:] if gate else None,
+            lt,
+        )
+    if _LOWER_RE.match(body):
+        lower = _LOWER_RE.match(body)
+        assert lower is not None
+        raise InvalidMoveError(
+            raw,
+            f"piece letters are uppercase: write {lower.group(0).upper()}, not {lower.group(0)}",
+        )
+    raise InvalidMoveError(
+        raw,
+        "expected a move like e2-e4, Ng1-f3, e7xd8Q, O-O or e2e4 (origin square, then destination)",
+    )
+
+
+def _legal_from(pos: Position, origin: int, target: int) -> list[int]:
+    return [
+        c
+        for c in pos.legal_codes()
+        if (c & 0xFF) == origin
+        and (c >> 8) & 0xFF == target
+        and (c >> KIND_SHIFT) & KIND_MASK not in (DROP, PLACE)
+    ]
+
+
+def _parse_board(
+    pos: Position,
+    raw: str,
+    letters: str | None,
+    origin: int,
+    target: int,
+    promo: str | None,
+    gate: str | None,
+    lt: Letters,
+    *,
+    swap: bool = False,
+) -> int:
+    t = pos.t
+    geo = t.geo
+    side = pos.side
+    piece = pos.board[origin]
+    if not piece:
+        raise IllegalMoveError(raw, f"there is no piece on {geo.name(origin)}")
+    if piece & 1 != side:
+        raise IllegalMoveError(
+            raw,
+            f"the piece on {geo.name(origin)} is {_piece_phrase(pos, piece)}; "
+            f"it is {COLOR_NAMES[side]}'s turn",
+        )
+    pid = t.type_ids[piece >> 1]
+    if letters is not None and letters != lt.of(pid):
+        named = lt.find(letters)
+        what = f"{pos.variant.piece(named).name} ({letters})" if named else f"{letters!r}"
+        shown = lt.of(pid)
+        mine = f"{pos.variant.piece(pid).name} ({shown})" if shown else "a Pawn"
+        raise IllegalMoveError(raw, f"the piece on {geo.name(origin)} is {mine}, not {what}")
+    candidates = _legal_from(pos, origin, target)
+    if swap:
+        candidates = [c for c in candidates if (c >> KIND_SHIFT) & KIND_MASK == SWAP]
+    elif len({(c >> KIND_SHIFT) & KIND_MASK for c in candidates}) > 1:
+        # Kf1-g1 is the King's step when it can make it; castling only otherwise.
+        ordinary = [c for c in candidates if (c >> KIND_SHIFT) & KIND_MASK not in (CASTLE, SWAP)]
+        if ordinary:
+            candidates = ordinary
+    if not candidates:
+        raise IllegalMoveError(raw, _explain(pos, origin, target))
+    promo_codes = {
+        c: (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+        for c in candidates
+        if (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+    }
+    plain = [c for c in candidates if c not in promo_codes]
+    if promo is not None:
+        wanted = promo.upper()
+        if not promo_codes:
+            raise IllegalMoveError(
+                raw, f"{geo.name(origin)}-{geo.name(target)} does not promote; remove {promo!r}"
+            )
+        for c, idx in promo_codes.items():
+            if lt.of(t.type_ids[idx]) == wanted:
+                code = c
+                break
+        else:
+            choices = ", ".join(lt.of(t.type_ids[i]) for i in promo_codes.values())
+            raise IllegalMoveError(
+                raw, f"{wanted} is not a promotion choice here; choose {choices}"
+            )
+    elif plain:
+        code = plain[0]
+    elif len(promo_codes) == 1:
+        code = next(iter(promo_codes))
+    else:
+        choices = ", ".join(lt.of(t.type_ids[i]) for i in promo_codes.values())
+        raise IllegalMoveError(
+            raw, f"this move promotes: add the letter of the new piece, one of {choices}"
+        )
+    _check_gate(pos, raw, origin, code, gate, lt)
+    return code
+
+
+def _check_gate(
+    pos: Position, raw: str, origin: int, code: int, gate: str | None, lt: Letters
+) -> None:
+    if gate is None:
+        return
+    t = pos.t
+    square = origin
+    if (code >> KIND_SHIFT) & KIND_MASK == CASTLE:
+        v = pos.variant
+        rule = code >> MC.CASTLE_SHIFT
+        square = v.fast_castling.rooks[rule] if v.fast_castling else v.castling[rule].rook_from
+        if pos.side:
+            square = t.geo.mirror(square)
+    waiting = pos.gates[pos.side].get(square)
+    if waiting is None:
+        raise IllegalMoveError(raw, f"no reserve piece enters with this move; remove /{gate}")
+    expected = lt.of(t.type_ids[waiting >> 1])
+    if gate.upper() != expected:
+        raise IllegalMoveError(raw, f"the piece that enters is {expected}, not {gate}")
+
+
+def _parse_castling(pos: Position, raw: str, m: re.Match[str], lt: Letters) -> int:
+    t = pos.t
+    geo = t.geo
+    v = pos.variant
+    high = m.group("castle") in ("O-O", "0-0")
+    side_name = "O-O" if high else "O-O-O"
+    if not v.castles:
+        raise IllegalMoveError(raw, f"there is no castling in {v.name}")
+    king = pos.kings[pos.side]
+    dest = None
+    if m.group("dest"):
+        dest = _square(pos, raw, m.group("dest"))
+    legal = [
+        c
+        for c in pos.legal_codes()
+        if (c >> KIND_SHIFT) & KIND_MASK == CASTLE and (((c >> 8) & 0xFF) > (c & 0xFF)) == high
+    ]
+    if dest is not None:
+        legal = [c for c in legal if (c >> 8) & 0xFF == dest]
+    if len(legal) == 1:
+        gate = m.group("gate")
+        _check_gate(pos, raw, king, legal[0], gate[1:] if gate else None, lt)
+        return legal[0]
+    if len(legal) > 1:
+        options = ", ".join(f"{side_name}({geo.name((c >> 8) & 0xFF)})" for c in legal)
+        raise IllegalMoveError(raw, f"say where the King goes: {options}")
+    raise IllegalMoveError(raw, _explain_castling(pos, high, dest))
+
+
+def _explain_castling(pos: Position, high: bool, dest: int | None) -> str:
+    v = pos.variant
+    geo = pos.t.geo
+    side = pos.side
+    king = pos.kings[side]
+    if king < 0 or not pos.virgin[king]:
+        return "your King has already moved, so it can no longer castle"
+    pseudo = [
+        c
+        for c in pos.pseudo_codes()
+        if (c >> KIND_SHIFT) & KIND_MASK == CASTLE and (((c >> 8) & 0xFF) > (c & 0xFF)) == high
+    ]
+    if dest is not None:
+        pseudo = [c for c in pseudo if (c >> 8) & 0xFF == dest]
+    if not pseudo:
+        rooks = (
+            [c.rook_from for c in v.castling]
+            if v.castling
+            else list(v.fast_castling.rooks if v.fast_castling else [])
+        )
+        if side:
+            rooks = [geo.mirror(r) for r in rooks]
+        rooks = [r for r in rooks if (r > king) == high]
+        if rooks and not all(pos.virgin[r] for r in rooks):
+            return "that Rook has moved (or is gone), so there is no castling on that side"
+        if dest is not None and pos.board[dest]:
+            return f"the King's destination {geo.name(dest)} is occupied"
+        return "the squares between the King and the Rook must be empty"
+    if pos.is_check():
+        return "you cannot castle while your King is in check"
+    return "the King may not pass over or land on an attacked square when castling"
+
+
+def _parse_drop(pos: Position, raw: str, letters: str, target_name: str, lt: Letters) -> int:
+    t = pos.t
+    geo = t.geo
+    v = pos.variant
+    target = _square(pos, raw, target_name)
+    if not v.captures_to_hand:
+        if v.reserve:
+            raise IllegalMoveError(
+                raw, "the placement phase is over: reserve pieces enter by gating"
+            )
+        raise IllegalMoveError(raw, f"there are no drops in {v.name}")
+    pid = lt.find(letters) if letters != "P" else next((p.id for p in v.pieces if p.is_pawn), None)
+    if pid is None:
+        raise InvalidMoveError(raw, f"{letters} is not a piece letter of {v.name}")
+    for c in pos.legal_codes():
+        if (c >> KIND_SHIFT) & KIND_MASK == DROP and (c >> 8) & 0xFF == target:
+            if t.type_ids[c & 0xFF] == pid:
+                return c
+    name = v.piece(pid).name
+    hand_types = {t.type_ids[t.hand_type[t.code(pid, 0)] >> 1]}
+    if not any(pos.hand(pos.side).get(h) for h in hand_types):
+        return _raise(raw, f"you have no {name} in hand")
+    if pos.board[target]:
+        return _raise(raw, f"{geo.name(target)} is occupied: drops go on empty squares")
+    if geo.row(target, pos.side) in v.piece(pid).no_drop_rows:
+        return _raise(raw, f"a {name} may not be dropped on your row {geo.row(target, pos.side)}")
+    return _raise(raw, f"you cannot drop a {name} on {geo.name(target)}")
+
+
+def _raise(raw: str, reason: str) -> int:
+    raise IllegalMoveError(raw, reason)
+
+
+def _parse_placement(pos: Position, raw: str, letters: str, target_name: str, lt: Letters) -> int:
+    t = pos.t
+    geo = t.geo
+    target = _square(pos, raw, target_name)
+    pid = lt.find(letters)
+    for c in pos.legal_codes():
+        if (c >> 8) & 0xFF == target and t.type_ids[c & 0xFF] == pid:
+            return c
+    waiting = [lt.of(t.type_ids[code >> 1]) for code in pos.reserve[pos.side]]
+    if pid is None or t.code(pid, pos.side) not in pos.reserve[pos.side]:
+        return _raise(
+            raw, f"{letters} is not one of your reserve pieces to place ({', '.join(waiting)})"
+        )
+    back = 1 if pos.side == 0 else geo.ranks
+    if geo.rank_of(target) + 1 != back:
+        return _raise(raw, f"reserve pieces wait behind your back rank (rank {back})")
+    if target in pos.gates[pos.side]:
+        return _raise(raw, f"a reserve piece already waits behind {geo.name(target)}")
+    return _raise(raw, f"{geo.name(target)} must hold one of your pieces other than the King")
+
+
+def _explain(pos: Position, origin: int, target: int) -> str:
+    """Why the piece on `origin` cannot go to `target` in this position."""
+    t = pos.t
+    geo = t.geo
+    side = pos.side
+    piece = pos.board[origin]
+    name = pos.describe(piece).name
+    o_name, t_name = geo.name(origin), geo.name(target)
+    # Pseudo-legal but illegal: the King would be (or stay) in check.
+    pseudo = [c for c in pos.pseudo_codes() if (c & 0xFF) == origin and (c >> 8) & 0xFF == target]
+    if pseudo:
+        if any((c >> KIND_SHIFT) & KIND_MASK == CASTLE for c in pseudo):
+            return _explain_castling(pos, target > origin, target)
+        if t.royal[piece]:
+            return f"your {name} would be in check on {t_name}"
+        if pos.is_check():
+            return f"your King is in check and {name} {o_name}-{t_name} does not parry it"
+        return f"{name} {o_name}-{t_name} would leave your King in check"
+    if t.royal[piece] and pos.variant.piece(t.type_ids[piece >> 1]).initial_leap:
+        dx = abs(geo.file_of(target) - geo.file_of(origin))
+        dy = abs(geo.rank_of(target) - geo.rank_of(origin))
+        if max(dx, dy) == 2:
+            if not pos.virgin[origin]:
+                return "the King's leap is only allowed as its first move"
+            if pos.board[target]:
+                return "the King's leap never captures: its destination must be empty"
+            if pos.is_check():
+                return "the King cannot leap out of check"
+            return "the King may not leap over attacked squares"
+    occupant = pos.board[target]
+    if occupant and occupant & 1 == side:
+        return f"{t_name} is occupied by your own {pos.describe(occupant).name}"
+    reason = _geometric_reason(pos, piece, origin, target)
+    return reason or f"a {name} cannot move from {o_name} to {t_name}"
+
+
+def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> str | None:
+    t = pos.t
+    geo = t.geo
+    board = pos.board
+    sm = t.moves[piece][origin]
+    name = pos.describe(piece).name
+    occupied = bool(board[target])
+    reasons: list[str] = []
+
+    def mode_reason(mode: int) -> str | None:
+        if occupied and not mode & CAPTURE:
+            return f"a {name} cannot capture that way (it only moves there)"
+        if not occupied and not mode & MOVE:
+            return f"a {name} goes there only to capture"
+        return None
+
+    for d, _c, mode in sm.leaps:
+        if d == target:
+            r = mode_reason(mode)
+            if r:
+                reasons.append(r)
+    rays = [(pairs, MOVE | CAPTURE, 0, 0) for pairs in sm.slides] + list(sm.rays)
+    for pairs, mode, mfrom, cfrom in rays:
+        squares = [s for s, _ in pairs]
+        if target not in squares:
+            continue
+        i = squares.index(target)
+        blockers = [geo.name(s) for s in squares[:i] if board[s]]
+        if blockers:
+            reasons.append(
+                f"the way from {geo.name(origin)} to {geo.name(target)} is blocked on {blockers[0]}"
+            )
+        elif (occupied and i < cfrom) or (not occupied and i < mfrom):
+            reasons.append(f"a {name} must go further than that")
+        else:
+            r = mode_reason(mode)
+            if r:
+                reasons.append(r)
+    for pairs, mode in sm.hops:
+        squares = [s for s, _ in pairs]
+        if target in squares:
+            i = squares.index(target)
+            screens = sum(1 for s in squares[:i] if board[s])
+            if not occupied:
+                reasons.append(f"a {name} moves like that only without jumping")
+            elif screens != 1:
+                reasons.append(
+                    f"a {name} captures by jumping over exactly one piece; there are {screens}"
+                )
+    for d, _c, mode, alts in sm.lames:
+        if d == target:
+            r = mode_reason(mode)
+            reasons.append(r or f"the {name}'s way to {geo.name(target)} is blocked")
+    for cond, d, _c, mode, alts in sm.cond:
+        if d != target:
+            continue
+        if cond & COND_INITIAL and not pos.virgin[origin]:
+            reasons.append(f"that move is only allowed for a {name} that has never moved")
+        elif cond & COND_ONCE and not pos.once[pos.side]:
+            reasons.append("the once-per-game move has already been used")
+        else:
+            r = mode_reason(mode)
+            reasons.append(r or f"the {name}'s way to {geo.name(target)} is blocked")
+    zone = t.promo_zone[piece]
+    if not reasons and zone is not None and zone[target] == 2:
+        if any(d == target for d, _c, _m in sm.leaps) or any(
+            target in [s for s, _ in pairs] for pairs, *_ in rays
+        ):
+            return f"a {name} may not go to {geo.name(target)}: it would have to promote, and no piece is available"
+    return reasons[0] if reasons else None
+
+
+def square_of(pos: Position, sq: Square) -> int:
+    return pos.t.geo.index(sq.file, sq.rank)
+
+
+def kind_of(move: Move) -> MoveKind:
+    return move.kind

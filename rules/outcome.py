@@ -1,0 +1,117 @@
+"""How a game ended: the termination, the winner, and the result text of spec §4.8."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+COLOR_NAMES = ("white", "black")
+
+
+class Termination(Enum):
+    CHECKMATE = "checkmate"
+    ROYAL_CAPTURE = "royal capture"
+    STALEMATE = "stalemate"
+    STALEMATE_POINTS = "stalemate on points"
+    REPETITION = "repetition"
+    MOVE_RULE = "move rule"
+    INSUFFICIENT_MATERIAL = "insufficient material"
+    AGREEMENT = "agreement"
+    RESIGNATION = "resignation"
+    TIME = "time"
+    ABORTED = "aborted"
+
+
+BY_RULE = frozenset(
+    {
+        Termination.CHECKMATE,
+        Termination.ROYAL_CAPTURE,
+        Termination.STALEMATE,
+        Termination.STALEMATE_POINTS,
+        Termination.REPETITION,
+        Termination.MOVE_RULE,
+        Termination.INSUFFICIENT_MATERIAL,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """`winner` is 0 (White), 1 (Black) or None for a draw. `detail` carries the N of the
+    N-move rule."""
+
+    termination: Termination
+    winner: int | None
+    detail: int | None = None
+
+    @property
+    def result_text(self) -> str:
+        """The verbatim result text used in game records (spec §4.8)."""
+        w = COLOR_NAMES[self.winner] if self.winner is not None else ""
+        loser = COLOR_NAMES[self.winner ^ 1] if self.winner is not None else ""
+        match self.termination:
+            case Termination.CHECKMATE:
+                return f"{w} wins by checkmate"
+            case Termination.ROYAL_CAPTURE:
+                return f"{w} wins by capturing the royal piece"
+            case Termination.STALEMATE:
+                return "draw by stalemate"
+            case Termination.STALEMATE_POINTS:
+                return f"{w} stalemates {loser}"
+            case Termination.REPETITION:
+                return "draw by repetition"
+            case Termination.MOVE_RULE:
+                return f"draw by the {self.detail}-move rule"
+            case Termination.INSUFFICIENT_MATERIAL:
+                return "draw by insufficient material"
+            case Termination.AGREEMENT:
+                return "draw by agreement"
+            case Termination.RESIGNATION:
+                return f"{w} wins by resignation"
+            case Termination.TIME:
+                return f"{w} wins on time"
+            case Termination.ABORTED:
+                return "aborted"
+        raise AssertionError(self.termination)  # pragma: no cover
+
+    @property
+    def score(self) -> tuple[float, float]:
+        """Points for White and Black (3/5-2/5 for a Bat-game stalemate)."""
+        if self.termination is Termination.ABORTED:
+            return (0.0, 0.0)
+        if self.winner is None:
+            return (0.5, 0.5)
+        if self.termination is Termination.STALEMATE_POINTS:
+            return (0.6, 0.4) if self.winner == 0 else (0.4, 0.6)
+        return (1.0, 0.0) if self.winner == 0 else (0.0, 1.0)
+
+    @classmethod
+    def from_text(cls, text: str) -> Outcome | None:
+        """Parse a result text of spec §4.8; None for `unfinished`, ValueError otherwise."""
+        t = " ".join(text.strip().lower().split())
+        if t == "unfinished":
+            return None
+        for winner, name in enumerate(COLOR_NAMES):
+            simple = {
+                f"{name} wins by checkmate": Termination.CHECKMATE,
+                f"{name} wins by capturing the royal piece": Termination.ROYAL_CAPTURE,
+                f"{name} stalemates {COLOR_NAMES[winner ^ 1]}": Termination.STALEMATE_POINTS,
+                f"{name} wins by resignation": Termination.RESIGNATION,
+                f"{name} wins on time": Termination.TIME,
+            }
+            if t in simple:
+                return cls(simple[t], winner)
+        draws = {
+            "draw by stalemate": Termination.STALEMATE,
+            "draw by repetition": Termination.REPETITION,
+            "draw by insufficient material": Termination.INSUFFICIENT_MATERIAL,
+            "draw by agreement": Termination.AGREEMENT,
+            "aborted": Termination.ABORTED,
+        }
+        if t in draws:
+            return cls(draws[t], None)
+        if t.startswith("draw by the ") and t.endswith("-move rule"):
+            n = t.removeprefix("draw by the ").removesuffix("-move rule")
+            if n.isdigit():
+                return cls(Termination.MOVE_RULE, None, int(n))
+        raise ValueError(f"unknown result {text!r}")

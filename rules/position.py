@@ -1,0 +1,920 @@
+"""The position: board, side to move and every right; legal moves, make and undo.
+
+`Position` is mutable and fast: `push`/`pop` make and unmake moves in place (as
+python-chess does), move generation works on integer codes (`rules.tables.MoveCode`), and
+a Zobrist hash is kept up to date for repetitions. The public surface speaks in `Move`
+values; the `*_codes` methods are the fast path for perft and search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rules.errors import RulesError
+from rules.geometry import Square
+from rules.moves import Move, MoveKind
+from rules.outcome import Outcome, Termination
+from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MOVE, MC, Tables, tables_for
+from rules.variant import Variant, load_variant
+
+NORMAL, EP, CASTLE, DROP, PLACE, SWAP = MC.NORMAL, MC.EP, MC.CASTLE, MC.DROP, MC.PLACE, MC.SWAP
+KIND_SHIFT, KIND_MASK = MC.KIND_SHIFT, MC.KIND_MASK
+PROMO_SHIFT, PROMO_MASK = MC.PROMO_SHIFT, MC.PROMO_MASK
+F_PAWN, F_DOUBLE, F_ONCE = MC.PAWN, MC.DOUBLE, MC.ONCE
+CASTLE_SHIFT = MC.CASTLE_SHIFT
+
+_KINDS = {
+    NORMAL: MoveKind.NORMAL,
+    EP: MoveKind.EN_PASSANT,
+    CASTLE: MoveKind.CASTLING,
+    DROP: MoveKind.DROP,
+    PLACE: MoveKind.PLACEMENT,
+    SWAP: MoveKind.SWAP,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PieceOnBoard:
+    """What stands on a square, in plain terms for notation, pictures and storage."""
+
+    piece_id: str
+    color: int  # 0 White, 1 Black
+    letters: str
+    name: str
+
+
+class Position:
+    """A position of one variant. Create it with `start()` or `rules.postext.parse()`."""
+
+    __slots__ = (
+        "_keys",
+        "_stack",
+        "board",
+        "ep",
+        "ep_victim",
+        "fullmove",
+        "gates",
+        "halfmove",
+        "hands",
+        "hash",
+        "kings",
+        "once",
+        "pieces",
+        "ply",
+        "reserve",
+        "side",
+        "t",
+        "variant",
+        "virgin",
+    )
+
+    def __init__(self, variant: Variant, tables: Tables) -> None:
+        self.variant = variant
+        self.t = tables
+        size = tables.geo.size
+        ncodes = (tables.ntypes + 1) * 2
+        self.board: list[int] = [0] * size
+        self.pieces: list[set[int]] = [set() for _ in range(ncodes)]
+        self.virgin = bytearray(size)
+        self.kings: list[int] = [-1, -1]
+        self.side = 0
+        self.ep = -1
+        self.ep_victim = -1
+        self.halfmove = 0
+        self.fullmove = 1
+        self.ply = 0
+        self.hands: list[list[int]] = [[0] * ncodes, [0] * ncodes]
+        self.reserve: list[list[int]] = [[], []]  # reserve codes not yet placed
+        self.gates: list[dict[int, int]] = [{}, {}]  # square -> code waiting behind it
+        self.once: list[bool] = [bool(self._has_once(0)), bool(self._has_once(1))]
+        self.hash = 0
+        self._stack: list[tuple[object, ...]] = []
+        self._keys: list[int] = []
+
+    # ------------------------------------------------------------------ construction
+
+    def _has_once(self, color: int) -> bool:
+        return any(p.once_per_game and p.royal for p in self.variant.pieces)
+
+    @classmethod
+    def start(cls, variant: Variant | str, options: tuple[str, ...] = ()) -> Position:
+        """The initial position of a variant (by object or id)."""
+        if isinstance(variant, str):
+            variant = load_variant(variant, options)
+        tables = tables_for(variant.id, variant.options)
+        pos = cls(variant, tables)
+        geo = tables.geo
+        for sq, pid in variant.setup:
+            pos._put(sq, tables.code(pid, 0))
+            pos._put(geo.mirror(sq), tables.code(pid, 1))
+        for sq in tables.start_virgin:
+            pos.virgin[sq] = 1
+        for color in (0, 1):
+            pos.reserve[color] = [tables.code(pid, color) for pid in variant.reserve]
+        pos.side = 0
+        pos.rehash()
+        return pos
+
+    def _put(self, sq: int, code: int) -> None:
+        self.board[sq] = code
+        self.pieces[code].add(sq)
+        if self.t.royal[code]:
+            self.kings[code & 1] = sq
+
+    def rehash(self) -> None:
+        """Recompute the hash and restart the repetition history from this position."""
+        t = self.t
+        h = 0
+        for sq, code in enumerate(self.board):
+            if code:
+                h ^= t.z_piece[code][sq]
+                if self.virgin[sq]:
+                    h ^= t.z_virgin[sq]
+        if self.side:
+            h ^= t.z_side
+        for color in (0, 1):
+            for code, n in enumerate(self.hands[color]):
+                if n:
+                    h ^= t.z_hand[code | color][n]
+            for code in self.reserve[color]:
+                h ^= t.z_reserve[code]
+            for sq, code in self.gates[color].items():
+                h ^= t.z_gate[code][sq]
+            if self.once[color]:
+                h ^= t.z_once[color]
+        self.hash = h
+        self._stack.clear()
+        self._keys = [self._key()]
+
+    def copy(self) -> Position:
+        """An independent copy with the same history of repetition keys (no undo stack)."""
+        other = Position(self.variant, self.t)
+        other.board = self.board[:]
+        other.pieces = [set(s) for s in self.pieces]
+        other.virgin = bytearray(self.virgin)
+        other.kings = self.kings[:]
+        other.side = self.side
+        other.ep = self.ep
+        other.ep_victim = self.ep_victim
+        other.halfmove = self.halfmove
+        other.fullmove = self.fullmove
+        other.ply = self.ply
+        other.hands = [h[:] for h in self.hands]
+        other.reserve = [r[:] for r in self.reserve]
+        other.gates = [dict(g) for g in self.gates]
+        other.once = self.once[:]
+        other.hash = self.hash
+        other._keys = self._keys[:]
+        return other
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def placing(self) -> bool:
+        """True during the placement phase before move 1 (Florea's games)."""
+        return bool(self.reserve[0] or self.reserve[1])
+
+    def piece_at(self, sq: int) -> PieceOnBoard | None:
+        code = self.board[sq]
+        if not code:
+            return None
+        return self.describe(code)
+
+    def describe(self, code: int) -> PieceOnBoard:
+        p = self.variant.piece(self.t.type_ids[code >> 1])
+        return PieceOnBoard(p.id, code & 1, p.letters, p.name)
+
+    def occupied(self) -> Iterator[tuple[int, int]]:
+        for sq, code in enumerate(self.board):
+            if code:
+                yield sq, code
+
+    def hand(self, color: int) -> dict[str, int]:
+        """Pieces in hand by piece id (Patricia)."""
+        t = self.t
+        return {t.type_ids[c >> 1]: n for c, n in enumerate(self.hands[color]) if n}
+
+    def attacked(self, target: int, by: int) -> bool:
+        """Whether a piece of colour `by` attacks `target` (spec §2.5)."""
+        board = self.board
+        t = self.t
+        for o, codes in t.leap_probes[by][target]:
+            if board[o] in codes:
+                return True
+        for squares, riders, limits, hoppers in t.ray_probes[by][target]:
+            screen = False
+            dist = 0
+            for s in squares:
+                dist += 1
+                p = board[s]
+                if not p:
+                    continue
+                if screen:
+                    if p in hoppers:
+                        return True
+                    break
+                if p in riders and (not limits or limits.get(p, 1 << 30) >= dist):
+                    return True
+                if not hoppers:
+                    break
+                screen = True
+        for code in t.special_codes[by]:
+            for o in self.pieces[code]:
+                conds = t.special_map(code, o).get(target)
+                if conds and self._conditions_hold(conds, o, by):
+                    return True
+        return False
+
+    def _conditions_hold(
+        self, conds: list[tuple[int, tuple[tuple[int, ...], ...]]], o: int, by: int
+    ) -> bool:
+        board = self.board
+        for kind, alts in conds:
+            if kind == 2 and not self.once[by]:
+                continue
+            if kind == 3 and not self.virgin[o]:
+                continue
+            for alt in alts:
+                for s in alt:
+                    if board[s]:
+                        break
+                else:
+                    return True
+        return False
+
+    def is_check(self) -> bool:
+        """The side to move's royal piece is attacked (never in royal-capture variants'
+        sense of a rule, but still reported for the `+` mark)."""
+        king = self.kings[self.side]
+        return king >= 0 and self.attacked(king, self.side ^ 1)
+
+    def gives_check(self) -> bool:
+        """Alias kept for readability at call sites that have just pushed a move."""
+        return self.is_check()
+
+    # ------------------------------------------------------------------ generation
+
+    def _piece_codes(self, code: int, o: int, out: list[int]) -> None:
+        """Pseudo-legal board moves of the piece `code` on `o`, appended to `out`."""
+        board = self.board
+        side = code & 1
+        sm = self.t.moves[code][o]
+        append = out.append
+        for d, c, mode in sm.leaps:
+            p = board[d]
+            if p:
+                if mode & CAPTURE and (p & 1) != side:
+                    append(c)
+            elif mode & MOVE:
+                append(c)
+        for pairs in sm.slides:
+            for d, c in pairs:
+                p = board[d]
+                if p:
+                    if (p & 1) != side:
+                        append(c)
+                    break
+                append(c)
+        for pairs, mode, mfrom, cfrom in sm.rays:
+            i = 0
+            for d, c in pairs:
+                p = board[d]
+                if p:
+                    if mode & CAPTURE and i >= cfrom and (p & 1) != side:
+                        append(c)
+                    break
+                if mode & MOVE and i >= mfrom:
+                    append(c)
+                i += 1
+        for pairs, mode in sm.hops:
+            screen = False
+            for d, c in pairs:
+                p = board[d]
+                if not screen:
+                    if p:
+                        screen = True
+                    continue
+                if p:
+                    if mode & CAPTURE and (p & 1) != side:
+                        append(c)
+                    break
+                if mode & MOVE:
+                    append(c)
+        for d, c, mode, alts in sm.lames:
+            p = board[d]
+            if p:
+                if not (mode & CAPTURE) or (p & 1) == side:
+                    continue
+            elif not mode & MOVE:
+                continue
+            for alt in alts:
+                for s in alt:
+                    if board[s]:
+                        break
+                else:
+                    append(c)
+                    break
+        if sm.cond:
+            for cond, d, c, mode, alts in sm.cond:
+                if cond & COND_INITIAL and not self.virgin[o]:
+                    continue
+                if cond & COND_ONCE and not self.once[side]:
+                    continue
+                p = board[d]
+                if p:
+                    if not (mode & CAPTURE) or (p & 1) == side:
+                        continue
+                elif not mode & MOVE:
+                    continue
+                if not alts:
+                    append(c)
+                    continue
+                for alt in alts:
+                    for s in alt:
+                        if board[s]:
+                            break
+                    else:
+                        append(c)
+                        break
+
+    def _promote(self, code: int, start: int, out: list[int]) -> None:
+        """Expand the moves from `start` on that end in the piece's promotion zone."""
+        t = self.t
+        zone = t.promo_zone[code]
+        if zone is None:
+            return
+        pawn_only = t.promo_pawn_only[code]
+        moved = out[start:]
+        del out[start:]
+        choices = t.promo_choices[code]
+        if t.promo_limited[code]:
+            pieces = self.pieces
+            start_count = t.start_count
+            choices = tuple(c for c in choices if len(pieces[c]) < start_count[c])
+        for c in moved:
+            z = zone[(c >> 8) & 0xFF]
+            if not z or (pawn_only and not c & F_PAWN):
+                out.append(c)
+                continue
+            if z == 1:
+                out.append(c)
+            for choice in choices:
+                out.append(c | (choice >> 1) << PROMO_SHIFT)
+
+    def pseudo_codes(self) -> list[int]:
+        """Pseudo-legal moves of the side to move (own King's safety not yet tested)."""
+        if self.placing:
+            return self._placement_codes()
+        out: list[int] = []
+        side = self.side
+        t = self.t
+        pieces = self.pieces
+        dedupe = t.dedupe
+        promo = t.promo_zone
+        for code in t.side_codes[side]:
+            squares = pieces[code]
+            if not squares:
+                continue
+            for o in squares:
+                start = len(out)
+                self._piece_codes(code, o, out)
+                if dedupe[code] and len(out) > start:
+                    out[start:] = list(dict.fromkeys(out[start:]))
+                if promo[code] is not None:
+                    self._promote(code, start, out)
+        if self.ep >= 0:
+            self._ep_codes(out)
+        if t.variant.castles:
+            self._castling_codes(out)
+        if t.variant.captures_to_hand:
+            self._drop_codes(out)
+        return out
+
+    def _ep_codes(self, out: list[int]) -> None:
+        t = self.t
+        board = self.board
+        ep = self.ep
+        side = self.side
+        for o in t.ep_origins[side][ep]:
+            p = board[o]
+            if p and (p & 1) == side and t.ep_capturer[p]:
+                out.append(o | ep << 8 | EP << KIND_SHIFT | F_PAWN)
+
+    def _castling_codes(self, out: list[int]) -> None:
+        v = self.variant
+        t = self.t
+        geo = t.geo
+        side = self.side
+        board = self.board
+        king = self.kings[side]
+        if king < 0 or not self.virgin[king]:
+            return
+        if v.castling:
+            for i, c in enumerate(v.castling):
+                kf, kt, rf, rt = c.king_from, c.king_to, c.rook_from, c.rook_to
+                if side:
+                    kf, kt, rf, rt = (geo.mirror(s) for s in (kf, kt, rf, rt))
+                if king != kf or not self.virgin[rf]:
+                    continue
+                rook = board[rf]
+                if not rook or (rook & 1) != side:
+                    continue
+                lo, hi = min(kf, rf), max(kf, rf)
+                if any(board[s] for s in range(lo + 1, hi)):
+                    continue
+                if any(board[s] and s not in (kf, rf) for s in (kt, rt)):
+                    continue
+                out.append(kf | kt << 8 | CASTLE << KIND_SHIFT | i << CASTLE_SHIFT)
+        elif v.fast_castling:
+            fc = v.fast_castling
+            kf = fc.king_from if side == 0 else geo.mirror(fc.king_from)
+            if king != kf:
+                return
+            for i, r in enumerate(fc.rooks):
+                rf = r if side == 0 else geo.mirror(r)
+                rook = board[rf]
+                if not rook or (rook & 1) != side or not self.virgin[rf]:
+                    continue
+                step = 1 if rf > kf else -1
+                for d in range(kf + step, rf, step):
+                    if not board[d]:
+                        out.append(kf | d << 8 | CASTLE << KIND_SHIFT | i << CASTLE_SHIFT)
+
+    def _drop_codes(self, out: list[int]) -> None:
+        t = self.t
+        geo = t.geo
+        side = self.side
+        board = self.board
+        empties = [sq for sq in range(geo.size) if not board[sq]]
+        for code, n in enumerate(self.hands[side]):
+            if not n:
+                continue
+            for face in t.family_faces[code >> 1]:
+                forbidden = t.no_drop_rows[face << 1 | side]
+                for sq in empties:
+                    if forbidden and geo.row(sq, side) in forbidden:
+                        continue
+                    out.append(face | sq << 8 | DROP << KIND_SHIFT)
+
+    def _placement_codes(self) -> list[int]:
+        t = self.t
+        geo = t.geo
+        side = self.side
+        back = 0 if side == 0 else geo.ranks - 1
+        taken = self.gates[side]
+        out = []
+        for code in dict.fromkeys(self.reserve[side]):
+            for f in range(geo.files):
+                sq = geo.index(f, back)
+                p = self.board[sq]
+                if p and (p & 1) == side and not t.royal[p] and sq not in taken:
+                    out.append((code >> 1) | sq << 8 | PLACE << KIND_SHIFT)
+        return out
+
+    def legal_codes(self) -> list[int]:
+        """Every legal move of the side to move, as integer codes."""
+        pseudo = self.pseudo_codes()
+        if self.placing or self.variant.goal == "royal-capture":
+            return pseudo
+        side = self.side
+        king = self.kings[side]
+        if king < 0:
+            return pseudo
+        enemy = side ^ 1
+        t = self.t
+        in_check = self.attacked(king, enemy)
+        out = []
+        if in_check:
+            for c in pseudo:
+                if (c >> KIND_SHIFT) & KIND_MASK != CASTLE and self._safe_after(c):
+                    out.append(c)
+        else:
+            risky = t.sensitive(king, enemy)
+            gates = self.gates[side]
+            hoppers = t.has_hoppers
+            for c in pseudo:
+                o = c & 0xFF
+                if (
+                    not (c >> KIND_SHIFT) & KIND_MASK
+                    and o != king
+                    and o not in risky
+                    and o not in gates
+                    and not (hoppers and (c >> 8) & 0xFF in risky)
+                ):
+                    out.append(c)
+                elif self._castling_ok(c) and self._safe_after(c):
+                    out.append(c)
+            leap = self.variant.piece(t.type_ids[self.board[king] >> 1]).initial_leap
+            if leap and self.virgin[king]:
+                self._initial_leap_codes(king, out)
+        if not out and in_check:
+            out = self._swap_codes(king)
+        return out
+
+    def _castling_ok(self, c: int) -> bool:
+        """Castling's own conditions (§4.4): not out of check, over safe squares; fast
+        castling: the destination safe. Other moves pass."""
+        if (c >> KIND_SHIFT) & KIND_MASK != CASTLE:
+            return True
+        v = self.variant
+        geo = self.t.geo
+        side = self.side
+        king = c & 0xFF
+        dest = (c >> 8) & 0xFF
+        if v.fast_castling:
+            return self.safe_square(king, dest)
+        step = 1 if dest > king else -1
+        return all(self.safe_square(king, s) for s in range(king + step, dest, step)) and (
+            geo.rank_of(king) == geo.rank_of(dest)
+        )
+
+    def safe_square(self, king: int, x: int) -> bool:
+        """Spec §4.3: lift the King, clear `x`, put the King there; is it attacked?"""
+        board = self.board
+        pieces = self.pieces
+        kcode = board[king]
+        other = board[x]
+        board[king] = 0
+        pieces[kcode].discard(king)
+        if other:
+            pieces[other].discard(x)
+        board[x] = kcode
+        try:
+            return not self.attacked(x, (kcode & 1) ^ 1)
+        finally:
+            board[x] = other
+            if other:
+                pieces[other].add(x)
+            board[king] = kcode
+            pieces[kcode].add(king)
+
+    _LEAP_MIDS = {
+        (2, 0): ((1, 0),),
+        (2, 2): ((1, 1),),
+        (2, 1): ((1, 0), (1, 1)),
+        (1, 2): ((0, 1), (1, 1)),
+    }
+
+    def _initial_leap_codes(self, king: int, out: list[int]) -> None:
+        """Metamachy's first-move leap (spec: cazaux.md §2.3), never out of check."""
+        geo = self.t.geo
+        board = self.board
+        for (ax, ay), mids in self._LEAP_MIDS.items():
+            for sx in (1, -1):
+                for sy in (1, -1):
+                    for swap in (False, True):
+                        dx, dy = (ay, ax) if swap else (ax, ay)
+                        dx, dy = dx * sx, dy * sy
+                        d = geo.offset(king, dx, dy)
+                        if d is None or board[d]:
+                            continue
+                        c = king | d << 8
+                        if c in out:
+                            continue
+                        ok = False
+                        for mx, my in mids:
+                            mx, my = (my, mx) if swap else (mx, my)
+                            m = geo.offset(king, mx * sx, my * sy)
+                            if m is not None and self.safe_square(king, m):
+                                ok = True
+                                break
+                        if ok and self._safe_after(c):
+                            out.append(c)
+
+    def _swap_codes(self, king: int) -> list[int]:
+        """Tamerlane's succession: in check with no legal move, swap with a Prince whose
+        square is safe for the King (spec: cazaux.md §4.7)."""
+        t = self.t
+        successor = self.variant.piece(t.type_ids[self.board[king] >> 1]).succession
+        if not successor:
+            return []
+        out = []
+        code = t.code(successor, self.side)
+        for q in sorted(self.pieces[code]):
+            c = king | q << 8 | SWAP << KIND_SHIFT
+            if self._safe_after(c):
+                out.append(c)
+        return out
+
+    def _safe_after(self, c: int) -> bool:
+        side = self.side
+        self.push_code(c, keep_key=False)
+        king = self.kings[side]
+        ok = king >= 0 and not self.attacked(king, side ^ 1)
+        self.pop_code()
+        return ok
+
+    # ------------------------------------------------------------------ make / unmake
+
+    def push_code(self, c: int, keep_key: bool = True) -> None:
+        """Make a move given as a code. No legality test: give it legal moves only."""
+        t = self.t
+        board = self.board
+        pieces = self.pieces
+        virgin = self.virgin
+        side = self.side
+        o = c & 0xFF
+        d = (c >> 8) & 0xFF
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        h = self.hash
+        changes: list[tuple[int, int, int]] = []  # (square, old code, old virgin)
+        extra: tuple[object, ...] | None = None
+        reset = bool(c & F_PAWN)
+        zp = t.z_piece
+        zv = t.z_virgin
+
+        def lift(sq: int) -> int:
+            nonlocal h
+            p = board[sq]
+            changes.append((sq, p, virgin[sq]))
+            if p:
+                pieces[p].discard(sq)
+                h ^= zp[p][sq]
+                board[sq] = 0
+            if virgin[sq]:
+                h ^= zv[sq]
+                virgin[sq] = 0
+            return p
+
+        def place(sq: int, p: int) -> None:
+            nonlocal h
+            changes.append((sq, board[sq], virgin[sq]))
+            board[sq] = p
+            pieces[p].add(sq)
+            h ^= zp[p][sq]
+
+        kings_before = (self.kings[0], self.kings[1])
+        if kind == NORMAL or kind == EP:
+            piece = lift(o)
+            captured = lift(d)
+            if kind == EP:
+                captured = lift(self.ep_victim)
+            if captured:
+                reset = True
+                if t.royal[captured]:
+                    self.kings[captured & 1] = -1
+                if t.variant.captures_to_hand or self.gates[side ^ 1]:
+                    extra = self._snapshot()
+                    if t.variant.captures_to_hand:
+                        h = self._add_to_hand(side, captured, h)
+                    gate = self.gates[side ^ 1].pop(d, None)
+                    if gate is not None:
+                        h ^= t.z_gate[gate][d]
+            promo = (c >> PROMO_SHIFT) & PROMO_MASK
+            if promo:
+                new = promo << 1 | side
+                reset = True
+            else:
+                new = t.flip[piece]
+            place(d, new)
+            if t.royal[new]:
+                self.kings[side] = d
+            gate_code = self.gates[side].get(o)
+            if gate_code is not None:
+                if extra is None:
+                    extra = self._snapshot()
+                del self.gates[side][o]
+                h ^= t.z_gate[gate_code][o]
+                place(o, gate_code)
+            if c & F_ONCE:
+                if extra is None:
+                    extra = self._snapshot()
+                self.once[side] = False
+                h ^= t.z_once[side]
+        elif kind == CASTLE:
+            rule = c >> CASTLE_SHIFT
+            geo = t.geo
+            v = t.variant
+            if v.castling:
+                cr = v.castling[rule]
+                rf, rt = cr.rook_from, cr.rook_to
+                if side:
+                    rf, rt = geo.mirror(rf), geo.mirror(rt)
+            else:
+                assert v.fast_castling is not None
+                rf = v.fast_castling.rooks[rule]
+                if side:
+                    rf = geo.mirror(rf)
+                rt = o
+            king = lift(o)
+            rook = lift(rf)
+            place(d, king)
+            place(rt, rook)
+            self.kings[side] = d
+            gate_code = self.gates[side].get(rf)
+            if gate_code is not None:
+                extra = self._snapshot()
+                del self.gates[side][rf]
+                h ^= t.z_gate[gate_code][rf]
+                place(rf, gate_code)
+        elif kind == DROP:
+            extra = self._snapshot()
+            code = o << 1 | side
+            hand = self.hands[side]
+            hcode = t.hand_type[code]
+            n = hand[hcode]
+            h ^= t.z_hand[hcode | side][n] ^ (t.z_hand[hcode | side][n - 1] if n > 1 else 0)
+            hand[hcode] = n - 1
+            place(d, code)
+        elif kind == PLACE:
+            extra = self._snapshot()
+            code = o << 1 | side
+            self.reserve[side].remove(code)
+            h ^= t.z_reserve[code] ^ t.z_gate[code][d]
+            self.gates[side][d] = code
+        elif kind == SWAP:
+            king = lift(o)
+            prince = lift(d)
+            place(d, king)
+            place(o, prince)
+            self.kings[side] = d
+        self._stack.append(
+            (
+                c,
+                changes,
+                extra,
+                kings_before,
+                self.ep,
+                self.ep_victim,
+                self.halfmove,
+                self.fullmove,
+                self.side,
+                self.hash,
+            )
+        )
+        # En passant right, counters, side to move.
+        self.ep = -1
+        self.ep_victim = -1
+        if (
+            c & F_DOUBLE
+            and kind == NORMAL
+            and t.ep_victim[board[d]]
+            and not ((c >> PROMO_SHIFT) & PROMO_MASK)
+        ):
+            self.ep = (o + d) >> 1
+            self.ep_victim = d
+        if kind == PLACE:
+            nxt = 0 if self.reserve[0] else 1 if self.reserve[1] else 0
+            if nxt != side:
+                h ^= t.z_side
+            self.side = nxt
+        else:
+            self.halfmove = 0 if reset else self.halfmove + 1
+            if side == 1:
+                self.fullmove += 1
+            self.side = side ^ 1
+            h ^= t.z_side
+        self.ply += 1
+        self.hash = h
+        if keep_key:
+            self._keys.append(self._key())
+
+    def _snapshot(self) -> tuple[object, ...]:
+        return (
+            [h[:] for h in self.hands],
+            [r[:] for r in self.reserve],
+            [dict(g) for g in self.gates],
+            self.once[:],
+        )
+
+    def _add_to_hand(self, side: int, captured: int, h: int) -> int:
+        t = self.t
+        hcode = t.hand_type[captured]
+        hand = self.hands[side]
+        n = hand[hcode]
+        keys = t.z_hand[hcode | side]
+        h ^= (keys[n] if n else 0) ^ keys[n + 1]
+        hand[hcode] = n + 1
+        return h
+
+    def pop_code(self) -> int:
+        """Unmake the last move and return its code."""
+        (c, changes, extra, kings, ep, epv, half, full, side, h) = self._stack.pop()
+        board = self.board
+        pieces = self.pieces
+        virgin = self.virgin
+        for sq, old, old_virgin in reversed(changes):
+            cur = board[sq]
+            if cur:
+                pieces[cur].discard(sq)
+            board[sq] = old
+            if old:
+                pieces[old].add(sq)
+            virgin[sq] = old_virgin
+        if extra is not None:
+            hands, reserve, gates, once = extra
+            self.hands = hands  # type: ignore[assignment]
+            self.reserve = reserve  # type: ignore[assignment]
+            self.gates = gates  # type: ignore[assignment]
+            self.once = once  # type: ignore[assignment]
+        self.kings[0], self.kings[1] = kings
+        self.ep = ep
+        self.ep_victim = epv
+        self.halfmove = half
+        self.fullmove = full
+        self.side = side
+        self.hash = h
+        self.ply -= 1
+        if len(self._keys) > self.ply + 1:
+            del self._keys[self.ply + 1 :]
+        return c
+
+    # ------------------------------------------------------------------ repetition keys
+
+    def _key(self) -> int:
+        """The hash extended by the en-passant captures that are actually legal (§4.7)."""
+        if self.ep < 0:
+            return self.hash
+        out: list[int] = []
+        self._ep_codes(out)
+        if self.variant.goal == "checkmate":
+            out = [c for c in out if self._safe_after(c)]
+        return self.hash ^ self.t.z_ep[self.ep] if out else self.hash
+
+    def repetitions(self) -> int:
+        """How many times the current position has occurred in the known history."""
+        key = self._keys[-1]
+        return sum(1 for k in self._keys if k == key)
+
+    # ------------------------------------------------------------------ Move values
+
+    def to_move(self, c: int) -> Move:
+        t = self.t
+        geo = t.geo
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        o = c & 0xFF
+        d = (c >> 8) & 0xFF
+        promo = (c >> PROMO_SHIFT) & PROMO_MASK
+        if kind in (DROP, PLACE):
+            return Move(_KINDS[kind], None, geo.square(d), None, t.type_ids[o])
+        return Move(
+            _KINDS[kind],
+            geo.square(o),
+            geo.square(d),
+            t.type_ids[promo] if promo else None,
+            None,
+        )
+
+    def to_code(self, move: Move) -> int:
+        """The code of a legal move; RulesError when the move is not legal here."""
+        for c in self.legal_codes():
+            if self.to_move(c) == move:
+                return c
+        raise RulesError(f"{move} is not a legal move in this position")
+
+    def legal_moves(self) -> list[Move]:
+        return [self.to_move(c) for c in self.legal_codes()]
+
+    def push(self, move: Move) -> None:
+        """Make a legal move (checked)."""
+        self.push_code(self.to_code(move))
+
+    def pop(self) -> Move:
+        return self.to_move(self.pop_code())
+
+    def square_index(self, sq: Square) -> int:
+        return self.t.geo.index(sq.file, sq.rank)
+
+    # ------------------------------------------------------------------ end of game
+
+    def outcome(self, legal: list[int] | None = None) -> Outcome | None:
+        """The result if the game has ended by rule in this position (spec §4.7)."""
+        v = self.variant
+        side = self.side
+        if v.goal == "royal-capture" and self.kings[side] < 0:
+            return Outcome(Termination.ROYAL_CAPTURE, winner=side ^ 1)
+        if self.placing:
+            return None
+        if legal is None:
+            legal = self.legal_codes()
+        if not legal:
+            if v.goal == "checkmate" and self.is_check():
+                return Outcome(Termination.CHECKMATE, winner=side ^ 1)
+            if v.stalemate == "win-on-points":
+                return Outcome(Termination.STALEMATE_POINTS, winner=side ^ 1)
+            return Outcome(Termination.STALEMATE, winner=None)
+        if self.repetitions() >= v.repetition:
+            return Outcome(Termination.REPETITION, winner=None)
+        if v.move_rule and self.halfmove >= 2 * v.move_rule:
+            return Outcome(Termination.MOVE_RULE, winner=None, detail=v.move_rule)
+        if v.insufficient_material and self._insufficient():
+            return Outcome(Termination.INSUFFICIENT_MATERIAL, winner=None)
+        return None
+
+    def _insufficient(self) -> bool:
+        """chess.md: K v K, K+B v K, K+N v K, and Bishops all on one colour."""
+        t = self.t
+        others = []
+        for sq, code in self.occupied():
+            if t.royal[code]:
+                continue
+            others.append((t.type_ids[code >> 1], sq))
+        if not others:
+            return True
+        if len(others) == 1 and others[0][0] in ("bishop", "knight"):
+            return True
+        if all(pid == "bishop" for pid, _ in others):
+            colors = {t.geo.is_dark(sq) for _, sq in others}
+            return len(colors) == 1
+        return False

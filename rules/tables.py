@@ -1,0 +1,549 @@
+"""A variant compiled for move generation: per-square move tables, attack probes, hash keys.
+
+Everything here is computed once per variant (and options) from its `Component`s; move
+generation and check detection only read tuples of integers. Pieces are coded as
+`type_index << 1 | color` (0 is an empty square, colour 0 is White); a move is one integer
+(see `MoveCode` below) so that generation allocates nothing but ints.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import cache
+
+from rules.betza import Component, Kind, Vector, lame_intermediates
+from rules.geometry import Geometry
+from rules.movement import oriented
+from rules.variant import Variant, load_variant
+
+
+class MoveCode:
+    """Bit layout of a move integer."""
+
+    ORIGIN = 0xFF  # origin square; for drops and placements: the piece type index
+    TARGET_SHIFT = 8
+    PROMO_SHIFT = 16  # promotion type index, 0 = none
+    PROMO_MASK = 0x3F
+    KIND_SHIFT = 22
+    KIND_MASK = 0x7
+    NORMAL, EP, CASTLE, DROP, PLACE, SWAP = range(6)
+    PAWN = 1 << 25  # a pawn-class move: resets the move-count rule
+    DOUBLE = 1 << 26  # a lame double step: may give an en-passant right
+    ONCE = 1 << 27  # uses the royal piece's once-per-game move
+    CASTLE_SHIFT = 28  # index of the castling rule (or the Rook for fast castling)
+
+
+MC = MoveCode
+MOVE, CAPTURE = 1, 2
+COND_INITIAL, COND_ONCE = 1, 2
+NO_LIMIT = 1 << 30
+
+Pairs = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SquareMoves:
+    """All move patterns of one piece (type and colour) from one square.
+
+    `leaps`: (dest, code, mode). `slides`: rays that move and capture from their first
+    square, as (dest, code) pairs. `rays`: other rays as (pairs, mode, move_from,
+    capture_from). `hops`: capturing hopper rays (pairs, mode). `lames`: (dest, code, mode,
+    alternatives of squares that must be empty). `cond`: conditional entries
+    (condition, dest, code, mode, alternatives) for initial-only and once-per-game moves.
+    """
+
+    leaps: tuple[tuple[int, int, int], ...] = ()
+    slides: tuple[Pairs, ...] = ()
+    rays: tuple[tuple[Pairs, int, int, int], ...] = ()
+    hops: tuple[tuple[Pairs, int], ...] = ()
+    lames: tuple[tuple[int, int, int, tuple[tuple[int, ...], ...]], ...] = ()
+    cond: tuple[tuple[int, int, int, int, tuple[tuple[int, ...], ...]], ...] = ()
+
+
+EMPTY_MOVES = SquareMoves()
+
+
+def _mode(c: Component) -> int:
+    return (MOVE if c.move else 0) | (CAPTURE if c.capture else 0)
+
+
+def _flags(c: Component) -> int:
+    flags = MC.PAWN if c.pawnlike else 0
+    if c.kind is Kind.LAME and c.vectors == frozenset({(0, 2)}) and c.move and not c.capture:
+        flags |= MC.DOUBLE
+    return flags
+
+
+@dataclass
+class _Builder:
+    leaps: list[tuple[int, int, int]] = field(default_factory=list)
+    slides: list[Pairs] = field(default_factory=list)
+    rays: list[tuple[Pairs, int, int, int]] = field(default_factory=list)
+    hops: list[tuple[Pairs, int]] = field(default_factory=list)
+    lames: list[tuple[int, int, int, tuple[tuple[int, ...], ...]]] = field(default_factory=list)
+    cond: list[tuple[int, int, int, int, tuple[tuple[int, ...], ...]]] = field(default_factory=list)
+
+    def freeze(self) -> SquareMoves:
+        if not (self.leaps or self.slides or self.rays or self.hops or self.lames or self.cond):
+            return EMPTY_MOVES
+        return SquareMoves(
+            tuple(self.leaps),
+            tuple(self.slides),
+            tuple(self.rays),
+            tuple(self.hops),
+            tuple(self.lames),
+            tuple(self.cond),
+        )
+
+
+def ray_squares(geo: Geometry, o: int, v: Vector, limit: int | None) -> list[int]:
+    out = []
+    s: int | None = o
+    n = limit if limit is not None else NO_LIMIT
+    while len(out) < n:
+        assert s is not None
+        s = geo.offset(s, v[0], v[1])
+        if s is None:
+            break
+        out.append(s)
+    return out
+
+
+def _path_squares(geo: Geometry, o: int, path: tuple[Vector, ...]) -> list[int]:
+    """Squares of a path from `o`, cut at the first square off the board."""
+    out = []
+    for dx, dy in path:
+        s = geo.offset(o, dx, dy)
+        if s is None:
+            break
+        out.append(s)
+    return out
+
+
+def compile_square(
+    geo: Geometry, comps: tuple[Component, ...], once: tuple[Component, ...], color: int, o: int
+) -> SquareMoves:
+    """The move table of a piece with these components, for `color`, from square `o`."""
+    b = _Builder()
+
+    def code(dest: int, flags: int) -> int:
+        return o | dest << 8 | flags
+
+    def entries(c: Component, cond: int) -> None:
+        mode = _mode(c)
+        flags = _flags(c) | (MC.ONCE if cond & COND_ONCE else 0)
+        if c.kind in (Kind.LEAP, Kind.LAME):
+            for v in sorted(c.vectors):
+                dx, dy = oriented(v, color)
+                d = geo.offset(o, dx, dy)
+                if d is None:
+                    continue
+                alts: tuple[tuple[int, ...], ...] = ()
+                if c.kind is Kind.LAME:
+                    mids = [geo.offset(o, *oriented(m, color)) for m in lame_intermediates(v)]
+                    alts = (tuple(m for m in mids if m is not None),)
+                if cond:
+                    b.cond.append((cond, d, code(d, flags), mode, alts))
+                elif alts:
+                    b.lames.append((d, code(d, flags), mode, alts))
+                else:
+                    b.leaps.append((d, code(d, flags), mode))
+        elif c.kind is Kind.PATHS:
+            by_dest: dict[int, list[tuple[int, ...]]] = {}
+            for path in c.paths:
+                squares = _path_squares(geo, o, tuple(oriented(v, color) for v in path))
+                if len(squares) == len(path):
+                    by_dest.setdefault(squares[-1], []).append(tuple(squares[:-1]))
+            for d, alt_list in sorted(by_dest.items()):
+                alts = tuple(dict.fromkeys(alt_list))
+                if cond:
+                    b.cond.append((cond, d, code(d, flags), mode, alts))
+                else:
+                    b.lames.append((d, code(d, flags), mode, alts))
+        elif cond:
+            raise ValueError("conditional riders are not supported")
+        elif c.kind in (Kind.RIDE, Kind.HOP):
+            for v in sorted(c.vectors):
+                squares = ray_squares(geo, o, oriented(v, color), c.range)
+                if not squares:
+                    continue
+                pairs = tuple((s, code(s, flags)) for s in squares)
+                if c.kind is Kind.HOP:
+                    b.hops.append((pairs, mode))
+                elif mode == MOVE | CAPTURE:
+                    b.slides.append(pairs)
+                else:
+                    b.rays.append((pairs, mode, 0, 0))
+        elif c.kind is Kind.BENT:
+            never = NO_LIMIT
+            for first, seconds in c.second:
+                fx, fy = oriented(first, color)
+                s1 = geo.offset(o, fx, fy)
+                if s1 is None:
+                    continue
+                first_move = 0 if c.min_move_steps <= 1 else never
+                b.rays.append((((s1, code(s1, flags)),), mode, first_move, 0))
+                for second in seconds:
+                    sx, sy = oriented(second, color)
+                    leg = [s1, *ray_squares(geo, s1, (sx, sy), None)]
+                    if len(leg) < 2:
+                        continue
+                    pairs = tuple((s, code(s, flags)) for s in leg)
+                    b.rays.append((pairs, mode, max(1, c.min_move_steps - 1), 1))
+        elif c.kind is Kind.PATH_RIDE:
+            for path in c.paths:
+                squares = _path_squares(geo, o, tuple(oriented(v, color) for v in path))
+                if squares:
+                    pairs = tuple((s, code(s, flags)) for s in squares)
+                    b.rays.append((pairs, mode, 0, 0))
+        else:  # pragma: no cover - every kind is handled above
+            raise ValueError(f"unknown kind {c.kind}")
+
+    for c in comps:
+        entries(c, COND_INITIAL if c.initial else 0)
+    for c in once:
+        entries(c, COND_ONCE | (COND_INITIAL if c.initial else 0))
+    return b.freeze()
+
+
+def _offsets(c: Component) -> list[Vector]:
+    """Every offset a component can stop on (with repeats when two paths share one),
+    on a board large enough for any variant."""
+    if c.kind in (Kind.LEAP, Kind.LAME, Kind.PATHS):
+        return list(c.vectors)
+    if c.kind in (Kind.RIDE, Kind.HOP):
+        n = c.range or 16
+        return [(x * k, y * k) for x, y in c.vectors for k in range(1, n + 1)]
+    if c.kind is Kind.BENT:
+        out = []
+        for (fx, fy), seconds in c.second:
+            out.append((fx, fy))
+            out.extend((fx + sx * k, fy + sy * k) for sx, sy in seconds for k in range(1, 16))
+        return out
+    return [v for path in c.paths for v in path]
+
+
+def needs_dedupe(comps: tuple[Component, ...], once: tuple[Component, ...]) -> bool:
+    """True when two parts of the movement can yield the same move (Medusa's Q and AD,
+    circular and crooked paths): generation must then keep each destination once.
+    Moving and capturing are counted apart: they never happen on the same square at once."""
+    for flag in ("move", "capture"):
+        seen: set[Vector] = set()
+        for c in (*comps, *once):
+            if not getattr(c, flag):
+                continue
+            offsets = _offsets(c)
+            if len(set(offsets)) != len(offsets) or seen & set(offsets):
+                return True
+            seen.update(offsets)
+    return False
+
+
+def _is_reverse_probe(c: Component) -> bool:
+    """Attacks found by looking back from the target square (cheap, shared by types)."""
+    return not c.initial and c.kind in (Kind.LEAP, Kind.RIDE, Kind.HOP)
+
+
+@dataclass
+class Tables:
+    """The compiled variant. Index lists by piece code unless named otherwise."""
+
+    variant: Variant
+    geo: Geometry
+    ntypes: int
+    type_ids: tuple[str, ...]  # index -> piece id ("" at 0)
+    type_index: dict[str, int]
+    moves: list[tuple[SquareMoves, ...]]
+    dedupe: list[bool]
+    royal: list[bool]
+    side_codes: tuple[tuple[int, ...], tuple[int, ...]]
+    flip: list[int]
+    ep_capturer: list[bool]
+    ep_victim: list[bool]
+    tracked: list[bool]
+    promo_zone: list[bytes | None]  # per square: 0 none, 1 optional, 2 compulsory
+    promo_choices: list[tuple[int, ...]]  # codes of the same colour
+    promo_pawn_only: list[bool]
+    promo_limited: list[bool]
+    start_count: list[int]
+    hand_type: list[int]  # code -> code it becomes in the captor's hand (captor colour 0)
+    family_faces: dict[int, tuple[int, ...]]  # hand type index -> droppable type indices
+    no_drop_rows: list[frozenset[int]]
+    leap_probes: tuple[list[tuple[tuple[int, frozenset[int]], ...]], ...]
+    ray_probes: tuple[
+        list[tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int]]], ...
+    ]
+    special_codes: tuple[tuple[int, ...], tuple[int, ...]]
+    has_hoppers: bool
+    ep_origins: tuple[list[tuple[int, ...]], ...]  # [color][ep square] -> capturer origins
+    z_piece: list[list[int]]
+    z_virgin: list[int]
+    z_side: int
+    z_ep: list[int]
+    z_hand: list[list[int]]  # [code] -> key per count
+    z_gate: list[list[int]]  # [code] -> key per square (the waiting piece's code)
+    z_reserve: list[int]  # [code]
+    z_once: tuple[int, int]
+    start_virgin: frozenset[int] = frozenset()
+    _special: dict[tuple[int, int], dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]] = (
+        field(default_factory=dict)
+    )
+    _sensitive: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict)
+
+    def code(self, piece_id: str, color: int) -> int:
+        return self.type_index[piece_id] << 1 | color
+
+    def special_map(
+        self, code: int, o: int
+    ) -> dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]:
+        """Targets a special attacker on `o` may capture on, with their conditions:
+        (kind, squares) where kind 0 = one of `squares` tuples empty, 1 = all empty,
+        2 = once-per-game right still unused, 3 = the piece has never moved."""
+        key = (code, o)
+        found = self._special.get(key)
+        if found is not None:
+            return found
+        out: dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]] = {}
+        sm = self.moves[code][o]
+        for dest, _c, mode, alts in sm.lames:
+            if mode & CAPTURE:
+                out.setdefault(dest, []).append((0, alts))
+        for pairs, mode, _mf, cfrom in sm.rays:
+            if mode & CAPTURE:
+                squares = [s for s, _ in pairs]
+                for i in range(cfrom, len(squares)):
+                    out.setdefault(squares[i], []).append((1, (tuple(squares[:i]),)))
+        for condition, dest, _c, mode, alts in sm.cond:
+            if mode & CAPTURE:
+                kind = 2 if condition & COND_ONCE else 3
+                out.setdefault(dest, []).append((kind, alts or ((),)))
+        self._special[key] = out
+        return out
+
+    def sensitive(self, king: int, by: int) -> frozenset[int]:
+        """Squares whose occupant, by leaving (or, with hoppers, arriving), could expose a
+        King on `king` to pieces of colour `by`. A move touching none of them, by a piece
+        other than the King, cannot put its own King in check."""
+        key = (king, by)
+        found = self._sensitive.get(key)
+        if found is not None:
+            return found
+        out: set[int] = set()
+        for squares, _r, _l, _h in self.ray_probes[by][king]:
+            out.update(squares)
+        for code in self.special_codes[by]:
+            for o in range(self.geo.size):
+                for _kind, alts in self.special_map(code, o).get(king, ()):
+                    for alt in alts:
+                        out.update(alt)
+        result = frozenset(out)
+        self._sensitive[key] = result
+        return result
+
+
+@cache
+def tables_for(variant_id: str, options: frozenset[str] = frozenset()) -> Tables:
+    return build_tables(load_variant(variant_id, options))
+
+
+def build_tables(variant: Variant) -> Tables:
+    geo = variant.geometry
+    pieces = variant.pieces
+    ntypes = len(pieces)
+    type_ids = ("", *(p.id for p in pieces))
+    type_index = {pid: i for i, pid in enumerate(type_ids) if pid}
+    ncodes = (ntypes + 1) * 2
+    rng = random.Random(0x5EED_FA1B)
+
+    def key() -> int:
+        return rng.getrandbits(64)
+
+    moves: list[tuple[SquareMoves, ...]] = [() for _ in range(ncodes)]
+    dedupe = [False] * ncodes
+    royal = [False] * ncodes
+    flip = list(range(ncodes))
+    ep_capturer = [False] * ncodes
+    ep_victim = [False] * ncodes
+    tracked = [False] * ncodes
+    promo_zone: list[bytes | None] = [None] * ncodes
+    promo_choices: list[tuple[int, ...]] = [() for _ in range(ncodes)]
+    promo_pawn_only = [False] * ncodes
+    promo_limited = [False] * ncodes
+    start_count = [0] * ncodes
+    hand_type = list(range(ncodes))
+    no_drop_rows: list[frozenset[int]] = [frozenset() for _ in range(ncodes)]
+    castling_squares = set()
+    for c in variant.castling:
+        castling_squares |= {c.king_from, c.rook_from}
+    if variant.fast_castling:
+        castling_squares |= {variant.fast_castling.king_from, *variant.fast_castling.rooks}
+    setup_at = dict(variant.setup)
+    castling_types = {setup_at[s] for s in castling_squares if s in setup_at}
+
+    for i, p in enumerate(pieces, start=1):
+        for color in (0, 1):
+            code = i << 1 | color
+            moves[code] = tuple(
+                compile_square(geo, p.components, p.once_per_game, color, o)
+                for o in range(geo.size)
+            )
+            dedupe[code] = needs_dedupe(p.components, p.once_per_game)
+            royal[code] = p.royal
+            if p.flip:
+                flip[code] = type_index[p.flip] << 1 | color
+            ep_capturer[code] = p.id in variant.ep_capturers
+            ep_victim[code] = p.id in variant.ep_victims
+            tracked[code] = (
+                any(c.initial for c in (*p.components, *p.once_per_game))
+                or p.initial_leap is not None
+                or p.id in castling_types
+            )
+            no_drop_rows[code] = p.no_drop_rows
+            if p.promotion:
+                zone = bytearray(geo.size)
+                for sq in range(geo.size):
+                    row = geo.row(sq, color)
+                    if row in p.promotion.compulsory_rows:
+                        zone[sq] = 2
+                    elif row in p.promotion.optional_rows:
+                        zone[sq] = 1
+                promo_zone[code] = bytes(zone)
+                promo_choices[code] = tuple(type_index[t] << 1 | color for t in p.promotion.to)
+                promo_pawn_only[code] = p.promotion.pawn_moves_only
+                promo_limited[code] = p.promotion.limited_by_start_count
+    for sq, pid in variant.setup:
+        start_count[type_index[pid] << 1] += 1
+        start_count[type_index[pid] << 1 | 1] += 1
+
+    # Pieces in hand: with free-face drops the hand keeps families, stored as the first face.
+    family_faces: dict[int, tuple[int, ...]] = {}
+    families: dict[str, list[int]] = {}
+    for i, p in enumerate(pieces, start=1):
+        if p.family:
+            families.setdefault(p.family, []).append(i)
+    for i, p in enumerate(pieces, start=1):
+        faces = families.get(p.family or "", [i]) if variant.drop_any_face else [i]
+        family_faces[faces[0]] = tuple(faces)
+        for color in (0, 1):
+            hand_type[i << 1 | color] = faces[0] << 1
+
+    leap_probes: list[list[tuple[tuple[int, frozenset[int]], ...]]] = []
+    ray_probes: list[
+        list[tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int]]]
+    ] = []
+    special_codes: list[tuple[int, ...]] = []
+    has_hoppers = False
+    for by in (0, 1):
+        leap_map: list[dict[int, set[int]]] = [{} for _ in range(geo.size)]
+        # (vector) -> riders, limits, hoppers
+        ray_kinds: dict[Vector, tuple[set[int], dict[int, int], set[int]]] = {}
+        specials = []
+        for i, p in enumerate(pieces, start=1):
+            code = i << 1 | by
+            is_special = bool(p.once_per_game)
+            for c in p.components:
+                if not c.capture:
+                    continue
+                if not _is_reverse_probe(c):
+                    is_special = True
+                    continue
+                for v in c.vectors:
+                    dx, dy = oriented(v, by)
+                    if c.kind is Kind.LEAP:
+                        for t in range(geo.size):
+                            o = geo.offset(t, -dx, -dy)
+                            if o is not None:
+                                leap_map[t].setdefault(o, set()).add(code)
+                    else:
+                        riders, limits, hoppers = ray_kinds.setdefault((dx, dy), (set(), {}, set()))
+                        if c.kind is Kind.HOP:
+                            has_hoppers = True
+                            hoppers.add(code)
+                            if c.range is not None:
+                                raise ValueError("range-limited hoppers are not supported")
+                        else:
+                            riders.add(code)
+                            if c.range is not None:
+                                limits[code] = c.range
+            if is_special:
+                specials.append(code)
+        leap_probes.append(
+            [
+                tuple((o, frozenset(codes)) for o, codes in sorted(leap_map[t].items()))
+                for t in range(geo.size)
+            ]
+        )
+        probes_by_square = []
+        for t in range(geo.size):
+            entries = []
+            for (dx, dy), (riders, limits, hoppers) in sorted(ray_kinds.items()):
+                squares = tuple(ray_squares(geo, t, (-dx, -dy), None))
+                if not squares:
+                    continue
+                entries.append((squares, frozenset(riders), dict(limits), frozenset(hoppers)))
+            probes_by_square.append(entries)
+        ray_probes.append(probes_by_square)
+        special_codes.append(tuple(specials))
+
+    # En passant: from which squares a capturer's diagonal forward capture hits `ep`.
+    ep_origins: list[list[tuple[int, ...]]] = []
+    for color in (0, 1):
+        forward = 1 if color == 0 else -1
+        per_square = []
+        for ep in range(geo.size):
+            origins = []
+            for dx in (-1, 1):
+                o = geo.offset(ep, dx, -forward)
+                if o is not None:
+                    origins.append(o)
+            per_square.append(tuple(origins))
+        ep_origins.append(per_square)
+
+    max_count = 2 * geo.size
+    tables = Tables(
+        variant=variant,
+        geo=geo,
+        ntypes=ntypes,
+        type_ids=type_ids,
+        type_index=type_index,
+        moves=moves,
+        dedupe=dedupe,
+        royal=royal,
+        side_codes=(
+            tuple(i << 1 for i in range(1, ntypes + 1)),
+            tuple(i << 1 | 1 for i in range(1, ntypes + 1)),
+        ),
+        flip=flip,
+        ep_capturer=ep_capturer,
+        ep_victim=ep_victim,
+        tracked=tracked,
+        promo_zone=promo_zone,
+        promo_choices=promo_choices,
+        promo_pawn_only=promo_pawn_only,
+        promo_limited=promo_limited,
+        start_count=start_count,
+        hand_type=hand_type,
+        family_faces=family_faces,
+        no_drop_rows=no_drop_rows,
+        leap_probes=tuple(leap_probes),
+        ray_probes=tuple(ray_probes),
+        special_codes=(special_codes[0], special_codes[1]),
+        has_hoppers=has_hoppers,
+        ep_origins=tuple(ep_origins),
+        z_piece=[[key() for _ in range(geo.size)] for _ in range(ncodes)],
+        z_virgin=[key() for _ in range(geo.size)],
+        z_side=key(),
+        z_ep=[key() for _ in range(geo.size)],
+        z_hand=[[key() for _ in range(max_count + 1)] for _ in range(ncodes)],
+        z_gate=[[key() for _ in range(geo.size)] for _ in range(ncodes)],
+        z_reserve=[key() for _ in range(ncodes)],
+        z_once=(key(), key()),
+    )
+    virgin = set()
+    for sq, pid in variant.setup:
+        for color, square in ((0, sq), (1, geo.mirror(sq))):
+            if tracked[type_index[pid] << 1 | color]:
+                virgin.add(square)
+    tables.start_virgin = frozenset(virgin)
+    return tables
