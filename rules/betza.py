@@ -280,7 +280,7 @@ def _build(
     directions = "".join(ch for ch in mods if ch in DIRECTIONS)
     out: list[Component] = []
     for base, doubled in parts:
-        rider = doubled or limit is not None and limit > 1
+        rider = doubled or (limit is not None and limit > 1)
         if lame and rider:
             raise err("n", f"'n' (lame) applies to leaps, not to the rider {label!r}")
         if hop and not rider:

@@ -18,7 +18,7 @@ from rules.errors import IllegalMoveError, InvalidMoveError
 from rules.geometry import Square
 from rules.moves import Move, MoveKind
 from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, PLACE, SWAP, Position
-from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MOVE, MC
+from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE
 
 COLOR_NAMES = ("White", "Black")
 

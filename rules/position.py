@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rules.errors import RulesError
 from rules.geometry import Square
 from rules.moves import Move, MoveKind
 from rules.outcome import Outcome, Termination
-from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MOVE, MC, Tables, tables_for
+from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE, Tables, tables_for
 from rules.variant import Variant, load_variant
 
 NORMAL, EP, CASTLE, DROP, PLACE, SWAP = MC.NORMAL, MC.EP, MC.CASTLE, MC.DROP, MC.PLACE, MC.SWAP
@@ -32,6 +33,28 @@ _KINDS = {
     PLACE: MoveKind.PLACEMENT,
     SWAP: MoveKind.SWAP,
 }
+
+
+class _Extra(NamedTuple):
+    """State outside the board, saved only by the moves that change it."""
+
+    hands: list[list[int]]
+    reserve: list[list[int]]
+    gates: list[dict[int, int]]
+    once: list[bool]
+
+
+class _Undo(NamedTuple):
+    code: int
+    changes: list[tuple[int, int, int]]  # (square, old code, old virgin flag)
+    extra: _Extra | None
+    kings: tuple[int, int]
+    ep: int
+    ep_victim: int
+    halfmove: int
+    fullmove: int
+    side: int
+    hash: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +112,7 @@ class Position:
         self.gates: list[dict[int, int]] = [{}, {}]  # square -> code waiting behind it
         self.once: list[bool] = [bool(self._has_once(0)), bool(self._has_once(1))]
         self.hash = 0
-        self._stack: list[tuple[object, ...]] = []
+        self._stack: list[_Undo] = []
         self._keys: list[int] = []
 
     # ------------------------------------------------------------------ construction
@@ -490,26 +513,55 @@ class Position:
                 if (c >> KIND_SHIFT) & KIND_MASK != CASTLE and self._safe_after(c):
                     out.append(c)
         else:
-            risky = t.sensitive(king, enemy)
+            risky = self._pinned(king, enemy) | t.special_lines(king, enemy)
+            hop_lines = t.hop_lines(king, enemy)
             gates = self.gates[side]
-            hoppers = t.has_hoppers
             for c in pseudo:
-                o = c & 0xFF
-                if (
-                    not (c >> KIND_SHIFT) & KIND_MASK
-                    and o != king
-                    and o not in risky
-                    and o not in gates
-                    and not (hoppers and (c >> 8) & 0xFF in risky)
-                ):
-                    out.append(c)
-                elif self._castling_ok(c) and self._safe_after(c):
+                if not (c >> KIND_SHIFT) & KIND_MASK:
+                    o = c & 0xFF
+                    if o == king:
+                        if self.safe_square(king, (c >> 8) & 0xFF):
+                            out.append(c)
+                        continue
+                    if (
+                        o not in risky
+                        and o not in gates
+                        and not (hop_lines and (o in hop_lines or (c >> 8) & 0xFF in hop_lines))
+                    ):
+                        out.append(c)
+                        continue
+                if self._castling_ok(c) and self._safe_after(c):
                     out.append(c)
             leap = self.variant.piece(t.type_ids[self.board[king] >> 1]).initial_leap
             if leap and self.virgin[king]:
                 self._initial_leap_codes(king, out)
         if not out and in_check:
             out = self._swap_codes(king)
+        return out
+
+    def _pinned(self, king: int, enemy: int) -> set[int]:
+        """Own pieces standing alone between the King and an enemy rider that would attack
+        it along that line: moving them is tested in full, every other move is safe."""
+        board = self.board
+        out: set[int] = set()
+        for squares, riders, limits, hoppers in self.t.ray_probes[enemy][king]:
+            if hoppers and not riders:
+                continue
+            first = -1
+            dist = 0
+            for s in squares:
+                dist += 1
+                p = board[s]
+                if not p:
+                    continue
+                if first < 0:
+                    if p & 1 == enemy:
+                        break
+                    first = s
+                    continue
+                if p in riders and (not limits or limits.get(p, 1 << 30) >= dist):
+                    out.add(first)
+                break
         return out
 
     def _castling_ok(self, c: int) -> bool:
@@ -608,7 +660,8 @@ class Position:
     # ------------------------------------------------------------------ make / unmake
 
     def push_code(self, c: int, keep_key: bool = True) -> None:
-        """Make a move given as a code. No legality test: give it legal moves only."""
+        """Make a move given as a code. No legality test: give it legal moves only.
+        `keep_key=False` skips the repetition key (perft and legality probes)."""
         t = self.t
         board = self.board
         pieces = self.pieces
@@ -618,128 +671,111 @@ class Position:
         d = (c >> 8) & 0xFF
         kind = (c >> KIND_SHIFT) & KIND_MASK
         h = self.hash
-        changes: list[tuple[int, int, int]] = []  # (square, old code, old virgin)
-        extra: tuple[object, ...] | None = None
-        reset = bool(c & F_PAWN)
         zp = t.z_piece
-        zv = t.z_virgin
-
-        def lift(sq: int) -> int:
-            nonlocal h
-            p = board[sq]
-            changes.append((sq, p, virgin[sq]))
-            if p:
-                pieces[p].discard(sq)
-                h ^= zp[p][sq]
-                board[sq] = 0
-            if virgin[sq]:
-                h ^= zv[sq]
-                virgin[sq] = 0
-            return p
-
-        def place(sq: int, p: int) -> None:
-            nonlocal h
-            changes.append((sq, board[sq], virgin[sq]))
-            board[sq] = p
-            pieces[p].add(sq)
-            h ^= zp[p][sq]
-
-        kings_before = (self.kings[0], self.kings[1])
-        if kind == NORMAL or kind == EP:
-            piece = lift(o)
-            captured = lift(d)
-            if kind == EP:
-                captured = lift(self.ep_victim)
-            if captured:
+        extra: _Extra | None = None
+        reset = bool(c & F_PAWN)
+        kings = self.kings
+        undo_kings = (kings[0], kings[1])
+        if kind == NORMAL:
+            # The common case, written out: lift the piece, take what stands on `d`.
+            piece = board[o]
+            cap = board[d]
+            changes: list[tuple[int, int, int]] = [(o, piece, virgin[o]), (d, cap, virgin[d])]
+            board[o] = 0
+            pieces[piece].discard(o)
+            h ^= zp[piece][o]
+            if virgin[o]:
+                h ^= t.z_virgin[o]
+                virgin[o] = 0
+            if cap:
                 reset = True
-                if t.royal[captured]:
-                    self.kings[captured & 1] = -1
+                pieces[cap].discard(d)
+                h ^= zp[cap][d]
+                if virgin[d]:
+                    h ^= t.z_virgin[d]
+                    virgin[d] = 0
+                if t.royal[cap]:
+                    kings[cap & 1] = -1
                 if t.variant.captures_to_hand or self.gates[side ^ 1]:
                     extra = self._snapshot()
-                    if t.variant.captures_to_hand:
-                        h = self._add_to_hand(side, captured, h)
-                    gate = self.gates[side ^ 1].pop(d, None)
-                    if gate is not None:
-                        h ^= t.z_gate[gate][d]
+                    h = self._take(side, cap, d, h)
             promo = (c >> PROMO_SHIFT) & PROMO_MASK
             if promo:
                 new = promo << 1 | side
                 reset = True
             else:
                 new = t.flip[piece]
-            place(d, new)
+            board[d] = new
+            pieces[new].add(d)
+            h ^= zp[new][d]
             if t.royal[new]:
-                self.kings[side] = d
-            gate_code = self.gates[side].get(o)
-            if gate_code is not None:
+                kings[side] = d
+            if self.gates[side] and o in self.gates[side]:
                 if extra is None:
                     extra = self._snapshot()
-                del self.gates[side][o]
-                h ^= t.z_gate[gate_code][o]
-                place(o, gate_code)
+                h = self._gate(o, changes, h)
             if c & F_ONCE:
                 if extra is None:
                     extra = self._snapshot()
                 self.once[side] = False
                 h ^= t.z_once[side]
-        elif kind == CASTLE:
-            rule = c >> CASTLE_SHIFT
-            geo = t.geo
-            v = t.variant
-            if v.castling:
-                cr = v.castling[rule]
-                rf, rt = cr.rook_from, cr.rook_to
-                if side:
-                    rf, rt = geo.mirror(rf), geo.mirror(rt)
-            else:
-                assert v.fast_castling is not None
-                rf = v.fast_castling.rooks[rule]
-                if side:
-                    rf = geo.mirror(rf)
-                rt = o
-            king = lift(o)
-            rook = lift(rf)
-            place(d, king)
-            place(rt, rook)
-            self.kings[side] = d
-            gate_code = self.gates[side].get(rf)
-            if gate_code is not None:
+        else:
+            changes = []
+            if kind == EP:
+                piece = self._lift(o, changes)
+                self._lift(d, changes)
+                cap = self._lift(self.ep_victim, changes)
+                h ^= zp[piece][o] ^ zp[cap][self.ep_victim] ^ zp[piece][d]
+                self._place(d, piece, changes)
+                reset = True
+            elif kind == CASTLE:
+                rf, rt = self._castling_rook(c)
+                king = self._lift(o, changes)
+                rook = self._lift(rf, changes)
+                h ^= zp[king][o] ^ zp[rook][rf] ^ zp[king][d] ^ zp[rook][rt]
+                self._place(d, king, changes)
+                self._place(rt, rook, changes)
+                kings[side] = d
+                if rf in self.gates[side]:
+                    extra = self._snapshot()
+                    h = self._gate(rf, changes, h)
+            elif kind == DROP:
                 extra = self._snapshot()
-                del self.gates[side][rf]
-                h ^= t.z_gate[gate_code][rf]
-                place(rf, gate_code)
-        elif kind == DROP:
-            extra = self._snapshot()
-            code = o << 1 | side
-            hand = self.hands[side]
-            hcode = t.hand_type[code]
-            n = hand[hcode]
-            h ^= t.z_hand[hcode | side][n] ^ (t.z_hand[hcode | side][n - 1] if n > 1 else 0)
-            hand[hcode] = n - 1
-            place(d, code)
-        elif kind == PLACE:
-            extra = self._snapshot()
-            code = o << 1 | side
-            self.reserve[side].remove(code)
-            h ^= t.z_reserve[code] ^ t.z_gate[code][d]
-            self.gates[side][d] = code
-        elif kind == SWAP:
-            king = lift(o)
-            prince = lift(d)
-            place(d, king)
-            place(o, prince)
-            self.kings[side] = d
+                code = o << 1 | side
+                hand = self.hands[side]
+                hcode = t.hand_type[code]
+                n = hand[hcode]
+                keys = t.z_hand[hcode | side]
+                h ^= keys[n] ^ (keys[n - 1] if n > 1 else 0) ^ zp[code][d]
+                hand[hcode] = n - 1
+                self._place(d, code, changes)
+            elif kind == PLACE:
+                extra = self._snapshot()
+                code = o << 1 | side
+                self.reserve[side].remove(code)
+                h ^= t.z_reserve[code] ^ t.z_gate[code][d]
+                self.gates[side][d] = code
+            elif kind == SWAP:
+                king = self._lift(o, changes)
+                prince = self._lift(d, changes)
+                h ^= zp[king][o] ^ zp[prince][d] ^ zp[king][d] ^ zp[prince][o]
+                self._place(d, king, changes)
+                self._place(o, prince, changes)
+                kings[side] = d
+            for sq, _old, was_virgin in changes:
+                if was_virgin and not virgin[sq]:
+                    h ^= t.z_virgin[sq]
         self._stack.append(
-            (
+            _Undo(
                 c,
                 changes,
                 extra,
-                kings_before,
+                undo_kings,
                 self.ep,
                 self.ep_victim,
                 self.halfmove,
                 self.fullmove,
-                self.side,
+                side,
                 self.hash,
             )
         )
@@ -750,7 +786,7 @@ class Position:
             c & F_DOUBLE
             and kind == NORMAL
             and t.ep_victim[board[d]]
-            and not ((c >> PROMO_SHIFT) & PROMO_MASK)
+            and not (c >> PROMO_SHIFT) & PROMO_MASK
         ):
             self.ep = (o + d) >> 1
             self.ep_victim = d
@@ -770,31 +806,75 @@ class Position:
         if keep_key:
             self._keys.append(self._key())
 
-    def _snapshot(self) -> tuple[object, ...]:
-        return (
+    def _lift(self, sq: int, changes: list[tuple[int, int, int]]) -> int:
+        """Remove what stands on `sq` (recorded for undo); the caller fixes the hash."""
+        p = self.board[sq]
+        changes.append((sq, p, self.virgin[sq]))
+        if p:
+            self.pieces[p].discard(sq)
+            self.board[sq] = 0
+        self.virgin[sq] = 0
+        return p
+
+    def _place(self, sq: int, p: int, changes: list[tuple[int, int, int]]) -> None:
+        changes.append((sq, self.board[sq], self.virgin[sq]))
+        self.board[sq] = p
+        self.pieces[p].add(sq)
+        self.virgin[sq] = 0
+
+    def _take(self, side: int, cap: int, d: int, h: int) -> int:
+        """A capture's side effects: the piece goes to the captor's hand (Patricia) and a
+        reserve piece waiting behind `d` is lost (Florea). Returns the new hash."""
+        t = self.t
+        if t.variant.captures_to_hand:
+            hcode = t.hand_type[cap]
+            hand = self.hands[side]
+            n = hand[hcode]
+            keys = t.z_hand[hcode | side]
+            h ^= (keys[n] if n else 0) ^ keys[n + 1]
+            hand[hcode] = n + 1
+        gate = self.gates[side ^ 1].pop(d, None)
+        if gate is not None:
+            h ^= t.z_gate[gate][d]
+        return h
+
+    def _gate(self, sq: int, changes: list[tuple[int, int, int]], h: int) -> int:
+        """The reserve piece waiting behind `sq` enters it (spec: florea.md §5)."""
+        t = self.t
+        code = self.gates[self.side].pop(sq)
+        self._place(sq, code, changes)
+        return h ^ t.z_gate[code][sq] ^ t.z_piece[code][sq]
+
+    def _castling_rook(self, c: int) -> tuple[int, int]:
+        """The Rook's squares (from, to) of castling move `c`."""
+        v = self.variant
+        geo = self.t.geo
+        rule = c >> CASTLE_SHIFT
+        if v.castling:
+            cr = v.castling[rule]
+            rf, rt = cr.rook_from, cr.rook_to
+            if self.side:
+                rf, rt = geo.mirror(rf), geo.mirror(rt)
+            return rf, rt
+        assert v.fast_castling is not None
+        rf = v.fast_castling.rooks[rule]
+        return (geo.mirror(rf) if self.side else rf), c & 0xFF
+
+    def _snapshot(self) -> _Extra:
+        return _Extra(
             [h[:] for h in self.hands],
             [r[:] for r in self.reserve],
             [dict(g) for g in self.gates],
             self.once[:],
         )
 
-    def _add_to_hand(self, side: int, captured: int, h: int) -> int:
-        t = self.t
-        hcode = t.hand_type[captured]
-        hand = self.hands[side]
-        n = hand[hcode]
-        keys = t.z_hand[hcode | side]
-        h ^= (keys[n] if n else 0) ^ keys[n + 1]
-        hand[hcode] = n + 1
-        return h
-
     def pop_code(self) -> int:
         """Unmake the last move and return its code."""
-        (c, changes, extra, kings, ep, epv, half, full, side, h) = self._stack.pop()
+        u = self._stack.pop()
         board = self.board
         pieces = self.pieces
         virgin = self.virgin
-        for sq, old, old_virgin in reversed(changes):
+        for sq, old, old_virgin in reversed(u.changes):
             cur = board[sq]
             if cur:
                 pieces[cur].discard(sq)
@@ -802,23 +882,19 @@ class Position:
             if old:
                 pieces[old].add(sq)
             virgin[sq] = old_virgin
-        if extra is not None:
-            hands, reserve, gates, once = extra
-            self.hands = hands  # type: ignore[assignment]
-            self.reserve = reserve  # type: ignore[assignment]
-            self.gates = gates  # type: ignore[assignment]
-            self.once = once  # type: ignore[assignment]
-        self.kings[0], self.kings[1] = kings
-        self.ep = ep
-        self.ep_victim = epv
-        self.halfmove = half
-        self.fullmove = full
-        self.side = side
-        self.hash = h
+        if u.extra is not None:
+            self.hands, self.reserve, self.gates, self.once = u.extra
+        self.kings[0], self.kings[1] = u.kings
+        self.ep = u.ep
+        self.ep_victim = u.ep_victim
+        self.halfmove = u.halfmove
+        self.fullmove = u.fullmove
+        self.side = u.side
+        self.hash = u.hash
         self.ply -= 1
         if len(self._keys) > self.ply + 1:
             del self._keys[self.ply + 1 :]
-        return c
+        return u.code
 
     # ------------------------------------------------------------------ repetition keys
 

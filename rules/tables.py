@@ -321,22 +321,34 @@ class Tables:
         self._special[key] = out
         return out
 
-    def sensitive(self, king: int, by: int) -> frozenset[int]:
-        """Squares whose occupant, by leaving (or, with hoppers, arriving), could expose a
-        King on `king` to pieces of colour `by`. A move touching none of them, by a piece
-        other than the King, cannot put its own King in check."""
+    def special_lines(self, king: int, by: int) -> frozenset[int]:
+        """Squares whose occupant, by leaving, could open a special attacker's path (bent,
+        multi-path, circular pieces of colour `by`) to a King on `king`."""
         key = (king, by)
         found = self._sensitive.get(key)
         if found is not None:
             return found
         out: set[int] = set()
-        for squares, _r, _l, _h in self.ray_probes[by][king]:
-            out.update(squares)
         for code in self.special_codes[by]:
             for o in range(self.geo.size):
                 for _kind, alts in self.special_map(code, o).get(king, ()):
                     for alt in alts:
                         out.update(alt)
+        result = frozenset(out)
+        self._sensitive[key] = result
+        return result
+
+    def hop_lines(self, king: int, by: int) -> frozenset[int]:
+        """Squares of the lines along which a hopper of colour `by` could reach `king`:
+        a piece leaving or entering one of them may make or break a screen."""
+        key = (king, by + 2)
+        found = self._sensitive.get(key)
+        if found is not None:
+            return found
+        out: set[int] = set()
+        for squares, _riders, _limits, hoppers in self.ray_probes[by][king]:
+            if hoppers:
+                out.update(squares)
         result = frozenset(out)
         self._sensitive[key] = result
         return result

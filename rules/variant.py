@@ -347,7 +347,7 @@ def _load(variant_id: str, options: frozenset[str]) -> Variant:
 
 def _req(data: Mapping[str, Any], key: str, kind: type, source: str, prefix: str = "") -> Any:
     value = data.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
         raise VariantError(source, prefix + key, f"required, a {kind.__name__}")
     return value
 

@@ -1,0 +1,137 @@
+"""`python -m rules`: perft, legal moves, game-record replay and position display.
+
+    python -m rules perft chess 4
+    python -m rules moves patchanka --moves e3e5 e8e6
+    python -m rules replay ../shared/games/patchanka.txt
+    python -m rules show grand --moves e3e5
+
+Variants are named by id (`heavy-shako`), by name (`"Heavy Shako"`), with options
+appended by `+` (`patricia+fixed-king`). `--moves` takes moves in any accepted form;
+coordinates (`e3e5`, `a10a9`, `b2b1B`) are the usual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rules.errors import GameRecordError, MoveError, RulesError
+from rules.game import Game
+from rules.notation import coordinates, format_code
+from rules.perft import divide, perft
+from rules.postext import piece_token
+from rules.record import read_record, replay_record
+from rules.variant import resolve_variant_id
+
+
+def _game(variant: str, moves: Sequence[str]) -> Game:
+    variant_id, options = resolve_variant_id(variant)
+    game = Game.new(variant_id, options)
+    for i, text in enumerate(moves, start=1):
+        try:
+            game.play(text, check_marks=False)
+        except MoveError as exc:
+            raise RulesError(f"--moves, move {i}: {exc}") from None
+    return game
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    game = _game(args.variant, args.moves)
+    pos = game.position
+    if args.divide:
+        total = 0
+        for code, count in divide(pos, args.depth):
+            print(f"{coordinates(pos, code)} {count}")
+            total += count
+        print(total)
+        return 0
+    print(perft(pos, args.depth))
+    return 0
+
+
+def cmd_moves(args: argparse.Namespace) -> int:
+    game = _game(args.variant, args.moves)
+    outcome = game.outcome()
+    if outcome is not None:
+        print(f"# game over: {outcome.result_text}", file=sys.stderr)
+        return 0
+    pos = game.position
+    for code in pos.legal_codes():
+        print(coordinates(pos, code) if args.coordinates else format_code(pos, code))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 1
+    try:
+        game = replay_record(read_record(text))
+    except GameRecordError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    outcome = game.outcome()
+    state = outcome.result_text if outcome else "unfinished"
+    print(f"{path}: {game.ply} plies replayed, {state}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    game = _game(args.variant, args.moves)
+    pos = game.position
+    geo = pos.t.geo
+    width = 4
+    for rank in range(geo.ranks - 1, -1, -1):
+        cells = []
+        for f in range(geo.files):
+            code = pos.board[geo.index(f, rank)]
+            token = piece_token(pos.variant, pos.t, code, bracket=False) if code else "."
+            cells.append(token.ljust(width))
+        print(f"{rank + 1:>3}  {''.join(cells).rstrip()}")
+    print("     " + "".join(geo.name(geo.index(f, 0))[0].ljust(width) for f in range(geo.files)))
+    print(game.position_text)
+    outcome = game.outcome()
+    if outcome:
+        print(outcome.result_text)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m rules", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def with_variant(p: argparse.ArgumentParser) -> None:
+        p.add_argument("variant", help="variant id or name, options appended with '+'")
+        p.add_argument("--moves", nargs="*", default=[], metavar="MOVE", help="moves to play first")
+
+    p = sub.add_parser("perft", help="count the legal move sequences of DEPTH plies")
+    with_variant(p)
+    p.add_argument("depth", type=int)
+    p.add_argument("--divide", action="store_true", help="count below each legal move")
+    p.set_defaults(func=cmd_perft)
+    p = sub.add_parser("moves", help="list the legal moves, one per line")
+    with_variant(p)
+    p.add_argument("--coordinates", action="store_true", help="print coordinates, not notation")
+    p.set_defaults(func=cmd_moves)
+    p = sub.add_parser("replay", help="replay a game record and check it")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_replay)
+    p = sub.add_parser("show", help="print the board and its position text")
+    with_variant(p)
+    p.set_defaults(func=cmd_show)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        result: int = args.func(args)
+    except RulesError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return result
