@@ -154,7 +154,7 @@ def _term_selects(term: str, v: Vector, shape: str) -> bool:
                 "v": x == 0,
             }[term]
         return _half(term, v)
-    a, b = term
+    a, b = term[0], term[1]
     if a == b:  # ff = forward and narrow, ll = left and wide
         b = "v" if a in "fb" else "s"
     return _half(a, v) and _half(b, v)
@@ -165,7 +165,7 @@ def select_directions(vectors: frozenset[Vector], letters: str) -> frozenset[Vec
     if not letters:
         return vectors
     shapes = {_shape(v) for v in vectors}
-    chosen = set()
+    chosen: set[Vector] = set()
     for shape in shapes:
         group = [v for v in vectors if _shape(v) == shape]
         for term in _direction_terms(letters, shape):
@@ -205,7 +205,6 @@ def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
             raise BetzaError(
                 text, mod_start, f"modifiers {mods!r} are not followed by an atom letter"
             )
-        atom_pos = i
         ch = text[i]
         parts: list[tuple[Vector, bool]] = []  # (base vector, rider)
         label: str
@@ -248,10 +247,16 @@ def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
             if limit == 0:
                 raise BetzaError(text, digit_start, "a range of 0 allows no move")
             label += text[digit_start:i]
-        if i < n and not text[i].isspace() and text[i] not in MODIFIERS and text[i] != "(":
-            if text[i] not in ATOMS and text[i] not in SHORTHANDS:
-                raise BetzaError(text, i, f"unexpected {text[i]!r} after {label!r}")
-        components.extend(_build(text, mod_start, atom_pos, mods, parts, limit, label, pawnlike))
+        if (
+            i < n
+            and not text[i].isspace()
+            and text[i] not in MODIFIERS
+            and text[i] != "("
+            and text[i] not in ATOMS
+            and text[i] not in SHORTHANDS
+        ):
+            raise BetzaError(text, i, f"unexpected {text[i]!r} after {label!r}")
+        components.extend(_build(text, mod_start, mods, parts, limit, label, pawnlike))
     if not components:
         raise BetzaError(text, 0, "no atom: the piece could never move")
     return tuple(components)
@@ -260,7 +265,6 @@ def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
 def _build(
     text: str,
     mod_start: int,
-    atom_pos: int,
     mods: str,
     parts: list[tuple[Vector, bool]],
     limit: int | None,
@@ -298,7 +302,7 @@ def _build(
             except ValueError:
                 raise err(
                     "n", f"'n' (lame) is defined for straight and Knight leaps, not {label!r}"
-                )
+                ) from None
         out.append(
             Component(
                 kind=kind,
@@ -314,5 +318,4 @@ def _build(
     if not out:
         letter = directions[0] if directions else mods[0]
         raise err(letter, f"direction modifiers {directions!r} select no move of {label!r}")
-    _ = atom_pos
     return out

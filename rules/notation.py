@@ -447,9 +447,9 @@ def _parse_drop(pos: Position, raw: str, letters: str, target_name: str, lt: Let
     if pid is None:
         raise InvalidMoveError(raw, f"{letters} is not a piece letter of {v.name}")
     for c in pos.legal_codes():
-        if (c >> KIND_SHIFT) & KIND_MASK == DROP and (c >> 8) & 0xFF == target:
-            if t.type_ids[c & 0xFF] == pid:
-                return c
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        if kind == DROP and (c >> 8) & 0xFF == target and t.type_ids[c & 0xFF] == pid:
+            return c
     name = v.piece(pid).name
     hand_types = {t.type_ids[t.hand_type[t.code(pid, 0)] >> 1]}
     if not any(pos.hand(pos.side).get(h) for h in hand_types):
@@ -560,7 +560,7 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
             r = mode_reason(mode)
             if r:
                 reasons.append(r)
-    for pairs, mode in sm.hops:
+    for pairs, _mode in sm.hops:
         squares = [s for s, _ in pairs]
         if target in squares:
             i = squares.index(target)
@@ -571,11 +571,11 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
                 reasons.append(
                     f"a {name} captures by jumping over exactly one piece; there are {screens}"
                 )
-    for d, _c, mode, alts in sm.lames:
+    for d, _c, mode, _alts in sm.lames:
         if d == target:
             r = mode_reason(mode)
             reasons.append(r or f"the {name}'s way to {geo.name(target)} is blocked")
-    for cond, d, _c, mode, alts in sm.cond:
+    for cond, d, _c, mode, _alts in sm.cond:
         if d != target:
             continue
         if cond & COND_INITIAL and not pos.virgin[origin]:
@@ -586,11 +586,14 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
             r = mode_reason(mode)
             reasons.append(r or f"the {name}'s way to {geo.name(target)} is blocked")
     zone = t.promo_zone[piece]
-    if not reasons and zone is not None and zone[target] == 2:
-        if any(d == target for d, _c, _m in sm.leaps) or any(
-            target in [s for s, _ in pairs] for pairs, *_ in rays
-        ):
-            return f"a {name} may not go to {geo.name(target)}: it would have to promote, and no piece is available"
+    reaches = any(d == target for d, _c, _m in sm.leaps) or any(
+        target in [s for s, _ in pairs] for pairs, *_ in rays
+    )
+    if not reasons and zone is not None and zone[target] == 2 and reaches:
+        return (
+            f"a {name} may not go to {geo.name(target)}: it would have to promote there, "
+            "and no piece is available to promote to"
+        )
     return reasons[0] if reasons else None
 
 

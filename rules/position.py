@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from rules.errors import RulesError
 from rules.geometry import Square
@@ -309,7 +309,7 @@ class Position:
                     break
                 if mode & MOVE and i >= mfrom:
                     append(c)
-                i += 1
+                i += 1  # noqa: SIM113 - a counter is faster than enumerate here
         for pairs, mode in sm.hops:
             screen = False
             for d, c in pairs:
@@ -571,7 +571,6 @@ class Position:
             return True
         v = self.variant
         geo = self.t.geo
-        side = self.side
         king = c & 0xFF
         dest = (c >> 8) & 0xFF
         if v.fast_castling:
@@ -601,7 +600,7 @@ class Position:
             board[king] = kcode
             pieces[kcode].add(king)
 
-    _LEAP_MIDS = {
+    _LEAP_MIDS: ClassVar[dict[tuple[int, int], tuple[tuple[int, int], ...]]] = {
         (2, 0): ((1, 0),),
         (2, 2): ((1, 1),),
         (2, 1): ((1, 0), (1, 1)),

@@ -66,7 +66,7 @@ def _castling_letters(pos: Position) -> list[tuple[str, int, int]]:
     """(letter, king square, rook square) of every castling right, in KQkq order."""
     v = pos.variant
     geo = pos.t.geo
-    out = []
+    out: list[tuple[str, int, int]] = []
     for color, (hi, lo) in ((0, ("K", "Q")), (1, ("k", "q"))):
         pairs: list[tuple[int, int]] = []
         if v.castling:
@@ -181,9 +181,9 @@ def parse_position(variant: Variant | str, text: str) -> Position:
     """Read a position text; `PositionTextError` says which field is wrong and why."""
     fields = text.split()
     options: tuple[str, ...] = ()
-    for f in fields[6:]:
-        if f.startswith("options:"):
-            options = tuple(o for o in f.removeprefix("options:").split(",") if o)
+    for field in fields[6:]:
+        if field.startswith("options:"):
+            options = tuple(o for o in field.removeprefix("options:").split(",") if o)
     if isinstance(variant, str):
         variant = load_variant(variant, options)
     elif options and frozenset(options) != variant.options:
@@ -257,9 +257,10 @@ def parse_position(variant: Variant | str, text: str) -> Position:
             pos.virgin[rook] = 1
     ep = fields[3]
     if ep != "-":
-        sq = geo.parse(ep)
-        if sq is None:
+        ep_sq = geo.parse(ep)
+        if ep_sq is None:
             raise PositionTextError(f"en-passant square {ep!r} is not on the board")
+        sq = ep_sq
         victim = sq - geo.files if pos.side == 0 else sq + geo.files
         if not 0 <= victim < geo.size or pos.board[sq] or not t.ep_victim[pos.board[victim]]:
             raise PositionTextError(
@@ -355,14 +356,14 @@ def _check_consistency(pos: Position) -> None:
                 "the side that has just moved is in check: no legal game reaches this position"
             )
     for color in (0, 1):
-        for sq, code in pos.gates[color].items():
+        for sq in pos.gates[color]:
             p = pos.board[sq]
             back = 0 if color == 0 else geo.ranks - 1
             if geo.rank_of(sq) != back or not p or p & 1 != color or t.royal[p]:
+                owner = ("White", "Black")[color]
                 raise PositionTextError(
-                    f"gates: {geo.name(sq)} is not a back-rank square of a {('White', 'Black')[color]} non-royal piece"
+                    f"gates: {geo.name(sq)} is not a back-rank square of a {owner} non-royal piece"
                 )
-            _ = code
 
 
 def start_text(variant_id: str, options: tuple[str, ...] = ()) -> str:

@@ -178,11 +178,13 @@ def _check_result(record: GameRecord, game: Game) -> None:
     if stated.termination in BY_RULE:
         if reached is None or reached.result_text != stated.result_text:
             raise GameRecordError(
-                f"the result says {stated.result_text!r}, but the final position gives {reached_text!r}"
+                f"the result says {stated.result_text!r}, "
+                f"but the final position gives {reached_text!r}"
             )
     elif reached is not None:
         raise GameRecordError(
-            f"the result says {stated.result_text!r}, but the game had already ended: {reached_text}"
+            f"the result says {stated.result_text!r}, "
+            f"but the game had already ended: {reached_text}"
         )
 
 

@@ -40,6 +40,9 @@ COND_INITIAL, COND_ONCE = 1, 2
 NO_LIMIT = 1 << 30
 
 Pairs = tuple[tuple[int, int], ...]
+# A line looking back from a target: its squares, the riders and (range-limited riders)
+# that attack along it from their first piece, and the hoppers that attack over a screen.
+RayProbe = tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +101,7 @@ class _Builder:
 
 
 def ray_squares(geo: Geometry, o: int, v: Vector, limit: int | None) -> list[int]:
-    out = []
+    out: list[int] = []
     s: int | None = o
     n = limit if limit is not None else NO_LIMIT
     while len(out) < n:
@@ -112,7 +115,7 @@ def ray_squares(geo: Geometry, o: int, v: Vector, limit: int | None) -> list[int
 
 def _path_squares(geo: Geometry, o: int, path: tuple[Vector, ...]) -> list[int]:
     """Squares of a path from `o`, cut at the first square off the board."""
-    out = []
+    out: list[int] = []
     for dx, dy in path:
         s = geo.offset(o, dx, dy)
         if s is None:
@@ -271,9 +274,7 @@ class Tables:
     family_faces: dict[int, tuple[int, ...]]  # hand type index -> droppable type indices
     no_drop_rows: list[frozenset[int]]
     leap_probes: tuple[list[tuple[tuple[int, frozenset[int]], ...]], ...]
-    ray_probes: tuple[
-        list[tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int]]], ...
-    ]
+    ray_probes: tuple[list[tuple[RayProbe, ...]], ...]
     special_codes: tuple[tuple[int, ...], tuple[int, ...]]
     has_hoppers: bool
     ep_origins: tuple[list[tuple[int, ...]], ...]  # [color][ep square] -> capturer origins
@@ -385,9 +386,9 @@ def build_tables(variant: Variant) -> Tables:
     start_count = [0] * ncodes
     hand_type = list(range(ncodes))
     no_drop_rows: list[frozenset[int]] = [frozenset() for _ in range(ncodes)]
-    castling_squares = set()
-    for c in variant.castling:
-        castling_squares |= {c.king_from, c.rook_from}
+    castling_squares: set[int] = set()
+    for rule in variant.castling:
+        castling_squares |= {rule.king_from, rule.rook_from}
     if variant.fast_castling:
         castling_squares |= {variant.fast_castling.king_from, *variant.fast_castling.rooks}
     setup_at = dict(variant.setup)
@@ -424,7 +425,7 @@ def build_tables(variant: Variant) -> Tables:
                 promo_choices[code] = tuple(type_index[t] << 1 | color for t in p.promotion.to)
                 promo_pawn_only[code] = p.promotion.pawn_moves_only
                 promo_limited[code] = p.promotion.limited_by_start_count
-    for sq, pid in variant.setup:
+    for _sq, pid in variant.setup:
         start_count[type_index[pid] << 1] += 1
         start_count[type_index[pid] << 1 | 1] += 1
 
@@ -441,16 +442,14 @@ def build_tables(variant: Variant) -> Tables:
             hand_type[i << 1 | color] = faces[0] << 1
 
     leap_probes: list[list[tuple[tuple[int, frozenset[int]], ...]]] = []
-    ray_probes: list[
-        list[tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int]]]
-    ] = []
+    ray_probes: list[list[tuple[RayProbe, ...]]] = []
     special_codes: list[tuple[int, ...]] = []
     has_hoppers = False
     for by in (0, 1):
         leap_map: list[dict[int, set[int]]] = [{} for _ in range(geo.size)]
         # (vector) -> riders, limits, hoppers
         ray_kinds: dict[Vector, tuple[set[int], dict[int, int], set[int]]] = {}
-        specials = []
+        specials: list[int] = []
         for i, p in enumerate(pieces, start=1):
             code = i << 1 | by
             is_special = bool(p.once_per_game)
@@ -486,15 +485,15 @@ def build_tables(variant: Variant) -> Tables:
                 for t in range(geo.size)
             ]
         )
-        probes_by_square = []
+        probes_by_square: list[tuple[RayProbe, ...]] = []
         for t in range(geo.size):
-            entries = []
+            entries: list[RayProbe] = []
             for (dx, dy), (riders, limits, hoppers) in sorted(ray_kinds.items()):
                 squares = tuple(ray_squares(geo, t, (-dx, -dy), None))
                 if not squares:
                     continue
                 entries.append((squares, frozenset(riders), dict(limits), frozenset(hoppers)))
-            probes_by_square.append(entries)
+            probes_by_square.append(tuple(entries))
         ray_probes.append(probes_by_square)
         special_codes.append(tuple(specials))
 
@@ -502,9 +501,9 @@ def build_tables(variant: Variant) -> Tables:
     ep_origins: list[list[tuple[int, ...]]] = []
     for color in (0, 1):
         forward = 1 if color == 0 else -1
-        per_square = []
+        per_square: list[tuple[int, ...]] = []
         for ep in range(geo.size):
-            origins = []
+            origins: list[int] = []
             for dx in (-1, 1):
                 o = geo.offset(ep, dx, -forward)
                 if o is not None:
