@@ -156,6 +156,7 @@ class Position:
                     h ^= t.z_virgin[sq]
         if self.side:
             h ^= t.z_side
+        h ^= self._rights_key()
         for color in (0, 1):
             for code, n in enumerate(self.hands[color]):
                 if n:
@@ -675,6 +676,8 @@ class Position:
         reset = bool(c & F_PAWN)
         kings = self.kings
         undo_kings = (kings[0], kings[1])
+        if t.castle_pairs:
+            h ^= self._rights_key()
         if kind == NORMAL:
             # The common case, written out: lift the piece, take what stands on `d`.
             piece = board[o]
@@ -801,9 +804,20 @@ class Position:
             self.side = side ^ 1
             h ^= t.z_side
         self.ply += 1
+        if t.castle_pairs:
+            h ^= self._rights_key()
         self.hash = h
         if keep_key:
             self._keys.append(self._key())
+
+    def _rights_key(self) -> int:
+        """Hash of the castling rights: each King-Rook pair whose two pieces never moved."""
+        virgin = self.virgin
+        h = 0
+        for king, rook, key in self.t.castle_pairs:
+            if virgin[king] and virgin[rook]:
+                h ^= key
+        return h
 
     def _lift(self, sq: int, changes: list[tuple[int, int, int]]) -> int:
         """Remove what stands on `sq` (recorded for undo); the caller fixes the hash."""

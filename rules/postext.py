@@ -122,7 +122,8 @@ def format_position(pos: Position) -> str:
         hand = []
         for color in (0, 1):
             for code, n in enumerate(pos.hands[color]):
-                hand.extend([piece_token(v, t, code | color, bracket=False)] * n)
+                if n:
+                    hand.extend([piece_token(v, t, code | color, bracket=False)] * n)
         fields.append("hand:" + (",".join(hand) or "-"))
     if v.reserve:
         reserve = [

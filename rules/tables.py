@@ -287,6 +287,7 @@ class Tables:
     z_reserve: list[int]  # [code]
     z_once: tuple[int, int]
     start_virgin: frozenset[int] = frozenset()
+    castle_pairs: tuple[tuple[int, int, int], ...] = ()  # (King square, Rook square, key)
     _special: dict[tuple[int, int], dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]] = (
         field(default_factory=dict)
     )
@@ -353,6 +354,16 @@ class Tables:
         result = frozenset(out)
         self._sensitive[key] = result
         return result
+
+
+def castling_pairs(variant: Variant) -> list[tuple[int, int]]:
+    """White's (King square, Rook square) pairs that may castle, in rule order."""
+    if variant.castling:
+        return [(c.king_from, c.rook_from) for c in variant.castling]
+    if variant.fast_castling:
+        fc = variant.fast_castling
+        return [(fc.king_from, r) for r in fc.rooks]
+    return []
 
 
 @cache
@@ -551,6 +562,17 @@ def build_tables(variant: Variant) -> Tables:
         z_reserve=[key() for _ in range(ncodes)],
         z_once=(key(), key()),
     )
+    # Castling rights are hashed as King-Rook pairs, not as separate unmoved flags: a
+    # King that has moved and a Rook that has not make no right, whatever their flags.
+    pairs: list[tuple[int, int, int]] = []
+    for color in (0, 1):
+        for king_sq, rook_sq in castling_pairs(variant):
+            if color:
+                king_sq, rook_sq = geo.mirror(king_sq), geo.mirror(rook_sq)
+            pairs.append((king_sq, rook_sq, key()))
+            tables.z_virgin[king_sq] = 0
+            tables.z_virgin[rook_sq] = 0
+    tables.castle_pairs = tuple(pairs)
     virgin = set()
     for sq, pid in variant.setup:
         for color, square in ((0, sq), (1, geo.mirror(sq))):
