@@ -562,14 +562,13 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
                 reasons.append(r)
     for pairs, _mode in sm.hops:
         squares = [s for s, _ in pairs]
-        if target in squares:
+        if target in squares and occupied:
             i = squares.index(target)
             screens = sum(1 for s in squares[:i] if board[s])
-            if not occupied:
-                reasons.append(f"a {name} moves like that only without jumping")
-            elif screens != 1:
-                reasons.append(
-                    f"a {name} captures by jumping over exactly one piece; there are {screens}"
+            if screens != 1:
+                # A hopper's capture explains more than its blocked move along the line.
+                reasons.insert(
+                    0, f"a {name} captures by jumping over exactly one piece; there are {screens}"
                 )
     for d, _c, mode, _alts in sm.lames:
         if d == target:

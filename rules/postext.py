@@ -263,13 +263,16 @@ def parse_position(variant: Variant | str, text: str) -> Position:
             raise PositionTextError(f"en-passant square {ep!r} is not on the board")
         sq = ep_sq
         victim = sq - geo.files if pos.side == 0 else sq + geo.files
-        if not 0 <= victim < geo.size or pos.board[sq] or not t.ep_victim[pos.board[victim]]:
+        mover = ("White", "Black")[pos.side ^ 1]
+        if (
+            not 0 <= victim < geo.size
+            or pos.board[sq]
+            or not t.ep_victim[pos.board[victim]]
+            or (pos.board[victim] & 1) == pos.side
+        ):
             raise PositionTextError(
-                f"en-passant square {ep} is not behind a piece that has just double-stepped"
-            )
-        if (pos.board[victim] & 1) == pos.side:
-            raise PositionTextError(
-                f"en-passant square {ep}: the piece in front is not the opponent's"
+                f"en-passant square {ep} is not just behind a {mover} piece that has "
+                "just double-stepped"
             )
         pos.ep = sq
         pos.ep_victim = victim

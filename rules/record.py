@@ -119,6 +119,7 @@ def legend_letters(variant: Variant, legend: tuple[tuple[str, str], ...]) -> Let
     """The variant's letters overridden by a record's legend; names are matched without
     case against the piece's name in the variant and its other names."""
     by_id = {p.id: p.letters for p in variant.pieces}
+    named: dict[str, str] = {}
     for letters, name in legend:
         candidates = {name.lower()}
         m = re.fullmatch(r"(.*?)\s*\((.*)\)\s*", name)
@@ -127,6 +128,12 @@ def legend_letters(variant: Variant, legend: tuple[tuple[str, str], ...]) -> Let
         matches = [p.id for p in variant.pieces if candidates & {n.lower() for n in p.all_names()}]
         if not matches:
             raise GameRecordError(f"piece letters: {name!r} is not a piece of {variant.name}")
+        if matches[0] in named:
+            raise GameRecordError(
+                f"piece letters: {name!r} is given both {named[matches[0]] or '(no letter)'} "
+                f"and {letters or '(no letter)'}"
+            )
+        named[matches[0]] = letters
         by_id[matches[0]] = letters
     seen: dict[str, str] = {}
     for pid, letters in by_id.items():

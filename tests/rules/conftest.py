@@ -1,0 +1,14 @@
+"""Shared helpers for the rules tests.
+
+`data/` holds copies of the project's shared reference material (the recorded games of
+`../shared/games` and the Fairy-Stockfish counts of `../shared/oracle`), so the tests run
+from a fresh clone on its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+GAMES = DATA / "games"
+ORACLE = DATA / "oracle"
