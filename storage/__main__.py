@@ -1,0 +1,119 @@
+"""Operator commands: `python -m storage backup PATH`, `check` and `migrate`.
+
+The database is `--db PATH`, else `$FAIRYPOST_DB`, else `data/fairypost.sqlite3`.
+Exit codes: 0 fine, 1 the check found problems, 2 the command could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO, cast
+
+from storage.backup import backup_database
+from storage.check import check_database
+from storage.engine import Engine, Replayer
+from storage.errors import EngineUnavailableError, StorageError
+from storage.store import Storage
+
+DEFAULT_DB = "data/fairypost.sqlite3"
+
+EngineLoader = Callable[[], Engine]
+
+
+def load_rules_engine() -> Engine:
+    """The real replayer, imported only when a command needs it."""
+    try:
+        rules = importlib.import_module("rules")
+    except Exception as exc:
+        raise EngineUnavailableError(
+            f"the rules engine could not be imported ({type(exc).__name__}: {exc}); "
+            "`check` needs it to replay games"
+        ) from exc
+    replay = getattr(rules, "replay_to_text", None)
+    version = getattr(rules, "ENGINE_VERSION", None)
+    if not callable(replay) or not isinstance(version, str):
+        raise EngineUnavailableError(
+            "the rules engine does not provide rules.replay_to_text and rules.ENGINE_VERSION "
+            "yet, so games cannot be replayed; `check` needs both"
+        )
+    return Engine(version=version, replay=cast(Replayer, replay))
+
+
+def default_db(environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    return Path(env.get("FAIRYPOST_DB", "").strip() or DEFAULT_DB)
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        type=Path,
+        default=argparse.SUPPRESS,  # so a subcommand's absent --db keeps the global one
+        help="the database file (default: $FAIRYPOST_DB or data/fairypost.sqlite3)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="python -m storage",
+        description="Fairy Post database maintenance.",
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    backup = sub.add_parser(
+        "backup", parents=[common], help="copy the database safely, even while the bot runs"
+    )
+    backup.add_argument("path", type=Path, help="where to write the copy")
+    check = sub.add_parser(
+        "check", parents=[common], help="integrity check, then replay every active game"
+    )
+    check.add_argument("--all", action="store_true", help="replay finished games too")
+    sub.add_parser("migrate", parents=[common], help="bring the schema up to date")
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    engine_loader: EngineLoader = load_rules_engine,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    stdout = out or sys.stdout
+    stderr = err or sys.stderr
+    args = _parser().parse_args(argv)
+    db: Path = getattr(args, "db", None) or default_db()
+    try:
+        if args.command == "backup":
+            asyncio.run(backup_database(db, args.path))
+            print(f"backed up {db} to {args.path}", file=stdout)
+            return 0
+        if args.command == "migrate":
+            return asyncio.run(_migrate(db, stdout))
+        return asyncio.run(_check(db, engine_loader, bool(args.all), stdout))
+    except StorageError as exc:
+        print(f"error: {exc}", file=stderr)
+        return 2
+
+
+async def _migrate(db: Path, out: TextIO) -> int:
+    async with await Storage.open(db, create=False) as storage:
+        print(f"{db} is at schema version {await storage.schema_version()}", file=out)
+    return 0
+
+
+async def _check(db: Path, engine_loader: EngineLoader, all_games: bool, out: TextIO) -> int:
+    engine = engine_loader()
+    async with await Storage.open(db, create=False, migrate=False, engine=engine) as storage:
+        report = await check_database(storage, engine, all_games=all_games)
+    for line in report.lines():
+        print(line, file=out)
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

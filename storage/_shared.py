@@ -1,0 +1,154 @@
+"""Steps shared by several repositories, always run inside a caller's write transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from storage import _rows
+from storage.clock import reminder_times, turn_allowance
+from storage.db import Tx
+from storage.errors import GameEndedError, GameMovedOnError, GameNotFoundError
+from storage.models import Clock, Game, NotificationKind, Outcome, RequestStatus
+
+GAME_SELECT = "SELECT * FROM games"
+
+
+async def fetch_game(tx: Tx, game_id: int) -> Game:
+    row = await tx.one(f"{GAME_SELECT} WHERE id = ?", (game_id,))
+    if row is None:
+        raise GameNotFoundError(game_id)
+    return _rows.game(row)
+
+
+async def fetch_active_game(tx: Tx, game_id: int, expected_ply: int | None) -> Game:
+    """The game, refused unless it is still going and (if given) still at `expected_ply`."""
+    game = await fetch_game(tx, game_id)
+    if not game.is_active:
+        raise GameEndedError(game_id, game.ply_count)
+    if expected_ply is not None and game.ply_count != expected_ply:
+        raise GameMovedOnError(game_id, expected_ply, game.ply_count)
+    return game
+
+
+async def ensure_players(tx: Tx, user_ids: Iterable[int], now: int) -> None:
+    """Foreign keys need a player row; people may act before the bot has seen them."""
+    await tx.many(
+        "INSERT INTO players (user_id, created_at, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (user_id) DO NOTHING",
+        [(user_id, now, now) for user_id in user_ids],
+    )
+
+
+async def start_turn(
+    tx: Tx, *, game_id: int, ply: int, user_id: int, clock: Clock, bank: int, now: int
+) -> tuple[int | None, int | None]:
+    """Begins the turn of `user_id` at `ply`: returns the game's new (deadline_at,
+    paused_remaining) and replaces the game's notifications with this turn's."""
+    row = await tx.one(
+        "SELECT turn_notices, reminder_offsets, vacation_started_at FROM players WHERE user_id = ?",
+        (user_id,),
+    )
+    if row is None:  # pragma: no cover - foreign keys guarantee the row
+        raise GameNotFoundError(game_id)
+    allowance = turn_allowance(clock, bank)
+    deadline: int | None = None
+    paused: int | None = None
+    if allowance is not None:
+        if row["vacation_started_at"] is not None:
+            paused = allowance
+        else:
+            deadline = now + allowance
+    await tx.run("DELETE FROM notifications WHERE game_id = ?", (game_id,))
+    if row["turn_notices"]:
+        await tx.run(
+            "INSERT INTO notifications (game_id, ply, kind, offset_seconds, user_id, due_at) "
+            "VALUES (?, ?, ?, 0, ?, ?)",
+            (game_id, ply, NotificationKind.TURN.value, user_id, now),
+        )
+    if deadline is not None:
+        offsets = _rows.parse_offsets(row["reminder_offsets"])
+        await schedule_reminders(
+            tx,
+            game_id=game_id,
+            ply=ply,
+            user_id=user_id,
+            deadline_at=deadline,
+            offsets=offsets,
+            now=now,
+        )
+    return deadline, paused
+
+
+async def schedule_reminders(
+    tx: Tx,
+    *,
+    game_id: int,
+    ply: int,
+    user_id: int,
+    deadline_at: int,
+    offsets: Iterable[int],
+    now: int,
+) -> None:
+    """Adds the reminders still ahead; one already sent for this turn is not sent again."""
+    rows = [
+        (game_id, ply, NotificationKind.REMINDER.value, offset, user_id, due)
+        for offset, due in reminder_times(deadline_at, offsets, now)
+    ]
+    if rows:
+        await tx.many(
+            "INSERT INTO notifications (game_id, ply, kind, offset_seconds, user_id, due_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            rows,
+        )
+
+
+async def drop_pending_reminders(tx: Tx, game_id: int) -> None:
+    await tx.run(
+        "DELETE FROM notifications WHERE game_id = ? AND kind = ? AND sent_at IS NULL",
+        (game_id, NotificationKind.REMINDER.value),
+    )
+
+
+async def lapse_requests(tx: Tx, game_id: int, now: int, *, offered_by: int | None = None) -> None:
+    """Pending takebacks lapse on any change of the game; draw offers lapse when their
+    offerer moves (`offered_by`) or when the game ends (no `offered_by`)."""
+    lapsed = RequestStatus.LAPSED.value
+    pending = RequestStatus.PENDING.value
+    await tx.run(
+        "UPDATE takeback_requests SET status = ?, resolved_at = ? WHERE game_id = ? AND status = ?",
+        (lapsed, now, game_id, pending),
+    )
+    if offered_by is None:
+        await tx.run(
+            "UPDATE draw_offers SET status = ?, resolved_at = ? WHERE game_id = ? AND status = ?",
+            (lapsed, now, game_id, pending),
+        )
+    else:
+        await tx.run(
+            "UPDATE draw_offers SET status = ?, resolved_at = ? "
+            "WHERE game_id = ? AND status = ? AND offered_by = ?",
+            (lapsed, now, game_id, pending, offered_by),
+        )
+
+
+async def finish_game(tx: Tx, game: Game, outcome: Outcome | None, now: int) -> None:
+    """Ends `game` as seen at its current ply; `outcome=None` aborts it. Compare-and-set on
+    status and ply, so a game can never end twice."""
+    if outcome is None:
+        values: tuple[object, ...] = ("aborted", None, "aborted", "")
+    else:
+        detail = _rows.check_text(
+            "the end detail", outcome.detail, max_len=_rows.MAX_DETAIL, allow_empty=True
+        )
+        values = ("finished", outcome.result.value, outcome.termination.value, detail)
+    changed = await tx.run(
+        "UPDATE games SET status = ?, result = ?, termination = ?, end_detail = ?, "
+        "deadline_at = NULL, paused_remaining = NULL, ended_at = ?, "
+        "updated_at = max(updated_at, ?) "
+        "WHERE id = ? AND status = 'active' AND ply_count = ?",
+        (*values, now, now, game.id, game.ply_count),
+    )
+    if changed != 1:  # pragma: no cover - the write lock makes the read above current
+        raise GameMovedOnError(game.id, game.ply_count)
+    await lapse_requests(tx, game.id, now)
+    await tx.run("DELETE FROM notifications WHERE game_id = ?", (game.id,))

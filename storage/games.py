@@ -1,0 +1,431 @@
+"""Games and their moves: creation, loading, guarded moves and guarded endings.
+
+Every write that depends on the state of a game is compare-and-set on the game's status and
+ply count inside one BEGIN IMMEDIATE transaction: of two concurrent moves for the same ply
+exactly one lands and the other gets `GameMovedOnError`; a game can never end twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+
+from storage import _rows, _shared
+from storage.clock import bank_after_move
+from storage.db import Database, Tx
+from storage.engine import UNKNOWN_ENGINE_VERSION, Engine
+from storage.errors import (
+    AbortNotAllowedError,
+    DeadlineNotReachedError,
+    DeadlinePassedError,
+    GameMovedOnError,
+    GameReplayError,
+    InvalidValueError,
+    NotAParticipantError,
+    NotYourTurnError,
+)
+from storage.models import (
+    AppendedMove,
+    ArchivedMove,
+    Color,
+    Game,
+    GameStatus,
+    Move,
+    NewGame,
+    NewMove,
+    Outcome,
+    Result,
+    Termination,
+)
+
+log = logging.getLogger(__name__)
+
+RECENT_LIMIT = 20
+_VERIFY_ATTEMPTS = 3
+
+
+async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> int:
+    """Creates the game row and starts White's turn; shared with challenge acceptance."""
+    _rows.check_text("the variant id", new.variant_id, max_len=64)
+    _rows.check_text("the start position", new.start_position, max_len=_rows.MAX_POSITION)
+    _rows.check_clock(new.clock)
+    if new.white_id == new.black_id:
+        raise InvalidValueError("a game needs two different players")
+    await _shared.ensure_players(tx, (new.white_id, new.black_id), now)
+    game_id = await tx.insert(
+        "INSERT INTO games (challenge_id, guild_id, channel_id, thread_id, message_id, "
+        "variant_id, options, white_id, black_id, rated, turn, ply_count, position_text, "
+        "engine_version, move_seconds, bank_cap_seconds, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'white', 0, ?, ?, ?, ?, ?, ?)",
+        (
+            new.challenge_id,
+            new.guild_id,
+            new.channel_id,
+            new.thread_id,
+            new.message_id,
+            new.variant_id,
+            _rows.options_json(new.options),
+            new.white_id,
+            new.black_id,
+            int(new.rated),
+            new.start_position,
+            engine_version,
+            new.clock.move_seconds,
+            new.clock.bank_cap_seconds,
+            now,
+            now,
+        ),
+    )
+    deadline, paused = await _shared.start_turn(
+        tx, game_id=game_id, ply=0, user_id=new.white_id, clock=new.clock, bank=0, now=now
+    )
+    await tx.run(
+        "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
+        (deadline, paused, game_id),
+    )
+    return game_id
+
+
+class Games:
+    """Games, moves and endings. Obtain it as `Storage.games`."""
+
+    def __init__(self, db: Database, engine: Engine | None) -> None:
+        self._db = db
+        self._engine = engine
+
+    @property
+    def _engine_version(self) -> str:
+        return self._engine.version if self._engine is not None else UNKNOWN_ENGINE_VERSION
+
+    # --- creation and lookups ----------------------------------------------------------
+
+    async def create(self, new: NewGame, now: int) -> Game:
+        """A game not born from a challenge (imports, tests, rematches)."""
+        async with self._db.transaction() as tx:
+            game_id = await insert_game(tx, new, now, self._engine_version)
+            return await _shared.fetch_game(tx, game_id)
+
+    async def get(self, game_id: int) -> Game:
+        """The game, with its cached position verified first if a different rules engine
+        version wrote it. Raises `GameNotFoundError`."""
+        async with self._db.transaction(write=False) as tx:
+            game = await _shared.fetch_game(tx, game_id)
+        return await self._verified(game)
+
+    async def find_by_thread(self, thread_id: int) -> Game | None:
+        """The game played in a Discord thread, verified like `get`; None if it is not one."""
+        async with self._db.transaction(write=False) as tx:
+            row = await tx.one(f"{_shared.GAME_SELECT} WHERE thread_id = ?", (thread_id,))
+        return None if row is None else await self._verified(_rows.game(row))
+
+    async def find_by_challenge(self, challenge_id: int) -> Game | None:
+        async with self._db.transaction(write=False) as tx:
+            row = await tx.one(f"{_shared.GAME_SELECT} WHERE challenge_id = ?", (challenge_id,))
+        return None if row is None else await self._verified(_rows.game(row))
+
+    async def list_active(self, user_id: int) -> list[Game]:
+        """The player's games in progress, the ones waiting for them first, then by deadline.
+        Positions are the cached ones (not verified): this is a listing."""
+        async with self._db.transaction(write=False) as tx:
+            rows = await tx.all(
+                f"{_shared.GAME_SELECT} WHERE status = 'active' AND white_id = ? "
+                f"UNION ALL {_shared.GAME_SELECT} WHERE status = 'active' AND black_id = ?",
+                (user_id, user_id),
+            )
+        games = [_rows.game(row) for row in rows]
+        games.sort(
+            key=lambda g: (
+                g.to_move_id != user_id,
+                g.deadline_at is None,
+                g.deadline_at or 0,
+                g.id,
+            )
+        )
+        return games
+
+    async def list_recent(
+        self, user_id: int, limit: int = RECENT_LIMIT, *, finished_only: bool = False
+    ) -> list[Game]:
+        """The player's most recently active games, newest first (cached positions)."""
+        _rows.check_positive("the limit", limit)
+        status = "AND status <> 'active'" if finished_only else ""
+        order = "ORDER BY updated_at DESC, id DESC"
+        async with self._db.transaction(write=False) as tx:
+            rows = await tx.all(
+                f"SELECT * FROM ("
+                f"  SELECT * FROM (SELECT * FROM games WHERE white_id = ? {status} {order} "
+                f"  LIMIT ?) UNION ALL "
+                f"  SELECT * FROM (SELECT * FROM games WHERE black_id = ? {status} {order} "
+                f"  LIMIT ?)) {order} LIMIT ?",
+                (user_id, limit, user_id, limit, limit),
+            )
+        return [_rows.game(row) for row in rows]
+
+    async def list_without_thread(self) -> list[Game]:
+        """Active games whose thread was never recorded (the bot stopped between accepting
+        and creating the thread): the bot creates them on start-up."""
+        async with self._db.transaction(write=False) as tx:
+            rows = await tx.all(
+                f"{_shared.GAME_SELECT} WHERE status = 'active' AND thread_id IS NULL ORDER BY id"
+            )
+        return [_rows.game(row) for row in rows]
+
+    async def get_with_moves(self, game_id: int, *, verify: bool = True) -> tuple[Game, list[Move]]:
+        """The game and its moves from one consistent read (for records and renders).
+        With `verify`, the cached position is first checked like `get` does."""
+        if verify:
+            await self.get(game_id)
+        async with self._db.transaction(write=False) as tx:
+            game = await _shared.fetch_game(tx, game_id)
+            rows = await tx.all("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))
+        return game, [_rows.move(row) for row in rows]
+
+    async def list_all_ids(self) -> list[int]:
+        async with self._db.transaction(write=False) as tx:
+            rows = await tx.all("SELECT id FROM games ORDER BY id")
+        return [int(row[0]) for row in rows]
+
+    async def list_active_ids(self) -> list[int]:
+        async with self._db.transaction(write=False) as tx:
+            rows = await tx.all("SELECT id FROM games WHERE status = 'active' ORDER BY id")
+        return [int(row[0]) for row in rows]
+
+    async def set_thread(self, game_id: int, thread_id: int | None) -> Game:
+        """Records the game's thread; a thread holds at most one game."""
+        async with self._db.transaction() as tx:
+            await _shared.fetch_game(tx, game_id)
+            if thread_id is not None:
+                owner = await tx.scalar(
+                    "SELECT id FROM games WHERE thread_id = ? AND id <> ?", (thread_id, game_id)
+                )
+                if owner is not None:
+                    raise InvalidValueError(f"thread {thread_id} already belongs to game {owner}")
+            await tx.run("UPDATE games SET thread_id = ? WHERE id = ?", (thread_id, game_id))
+            return await _shared.fetch_game(tx, game_id)
+
+    async def set_message(self, game_id: int, message_id: int | None) -> Game:
+        async with self._db.transaction() as tx:
+            await _shared.fetch_game(tx, game_id)
+            await tx.run("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
+            return await _shared.fetch_game(tx, game_id)
+
+    # --- moves -------------------------------------------------------------------------
+
+    async def moves(self, game_id: int) -> list[Move]:
+        """The moves of the game in order (ply 1 first)."""
+        async with self._db.transaction(write=False) as tx:
+            await _shared.fetch_game(tx, game_id)
+            rows = await tx.all("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))
+        return [_rows.move(row) for row in rows]
+
+    async def archived_moves(self, game_id: int) -> list[ArchivedMove]:
+        """Moves removed by takebacks, oldest takeback first."""
+        async with self._db.transaction(write=False) as tx:
+            rows = await tx.all(
+                "SELECT * FROM archived_moves WHERE game_id = ? ORDER BY id", (game_id,)
+            )
+        return [_rows.archived_move(row) for row in rows]
+
+    async def append_move(
+        self, game_id: int, user_id: int, expected_ply: int, move: NewMove, now: int
+    ) -> AppendedMove:
+        """Records a validated move as ply `expected_ply + 1` and updates the game row in the
+        same transaction. Raises `GameMovedOnError` if the game is no longer at
+        `expected_ply`, `GameEndedError` if it is over, `NotYourTurnError`, and
+        `DeadlinePassedError` when the clock ran out first."""
+        notation = _rows.check_text("the move notation", move.notation, max_len=64)
+        coordinate = _rows.check_token("the coordinate move", move.coordinate, max_len=32)
+        position_hash = _rows.hash_text(move.position_hash)
+        position = _rows.check_text(
+            "the position text", move.position_text, max_len=_rows.MAX_POSITION
+        )
+        if move.outcome is not None:
+            self._check_outcome(move.outcome)
+        async with self._db.transaction() as tx:
+            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
+            mover = game.color_of(user_id)
+            if mover is None:
+                raise NotAParticipantError(user_id)
+            if mover is not game.turn:
+                raise NotYourTurnError(user_id)
+            if game.deadline_at is not None and now >= game.deadline_at:
+                raise DeadlinePassedError(game_id, game.deadline_at)
+            ply = expected_ply + 1
+            banks = {Color.WHITE: game.white_bank, Color.BLACK: game.black_bank}
+            if game.deadline_at is not None:
+                banks[mover] = bank_after_move(game.clock, game.deadline_at - now)
+            elif game.paused_remaining is not None:
+                banks[mover] = bank_after_move(game.clock, game.paused_remaining)
+            await tx.run(
+                "INSERT INTO moves (game_id, ply, color, notation, coordinate, position_hash, "
+                "made_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, ply, mover.value, notation, coordinate, position_hash, now),
+            )
+            next_turn = move.turn_after or mover.other
+            changed = await tx.run(
+                "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "
+                "turn = ?, white_bank = ?, black_bank = ?, deadline_at = NULL, "
+                "paused_remaining = NULL, updated_at = max(updated_at, ?) "
+                "WHERE id = ? AND status = 'active' AND ply_count = ?",
+                (
+                    ply,
+                    position,
+                    self._engine_version,
+                    next_turn.value,
+                    banks[Color.WHITE],
+                    banks[Color.BLACK],
+                    now,
+                    game_id,
+                    expected_ply,
+                ),
+            )
+            if changed != 1:  # pragma: no cover - the write lock makes the read current
+                raise GameMovedOnError(game_id, expected_ply)
+            await _shared.lapse_requests(tx, game_id, now, offered_by=user_id)
+            game = await _shared.fetch_game(tx, game_id)
+            if move.outcome is not None:
+                await _shared.finish_game(tx, game, move.outcome, now)
+            else:
+                deadline, paused = await _shared.start_turn(
+                    tx,
+                    game_id=game_id,
+                    ply=ply,
+                    user_id=game.player_id(next_turn),
+                    clock=game.clock,
+                    bank=banks[next_turn],
+                    now=now,
+                )
+                await tx.run(
+                    "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
+                    (deadline, paused, game_id),
+                )
+            game = await _shared.fetch_game(tx, game_id)
+        recorded = Move(game_id, ply, mover, notation, coordinate, position_hash, now)
+        return AppendedMove(game=game, move=recorded)
+
+    # --- endings -----------------------------------------------------------------------
+
+    async def resign(
+        self, game_id: int, user_id: int, now: int, *, expected_ply: int | None = None
+    ) -> Game:
+        """`user_id` resigns; with `expected_ply`, only if the game is still there."""
+        async with self._db.transaction() as tx:
+            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
+            color = game.color_of(user_id)
+            if color is None:
+                raise NotAParticipantError(user_id)
+            outcome = Outcome(Result.win_for(color.other), Termination.RESIGNATION)
+            await _shared.finish_game(tx, game, outcome, now)
+            return await _shared.fetch_game(tx, game_id)
+
+    async def abort(self, game_id: int, user_id: int, now: int) -> Game:
+        """Ends the game without result, allowed until both sides have made a move."""
+        async with self._db.transaction() as tx:
+            game = await _shared.fetch_active_game(tx, game_id, None)
+            if game.color_of(user_id) is None:
+                raise NotAParticipantError(user_id)
+            sides = await tx.scalar(
+                "SELECT count(DISTINCT color) FROM moves WHERE game_id = ?", (game_id,)
+            )
+            if int(sides) >= 2:
+                raise AbortNotAllowedError(game_id)
+            await _shared.finish_game(tx, game, None, now)
+            return await _shared.fetch_game(tx, game_id)
+
+    async def end(self, game_id: int, expected_ply: int, outcome: Outcome, now: int) -> Game:
+        """Ends the game as decided elsewhere (the rules engine after the fact, an
+        adjudication). Guarded like a move."""
+        self._check_outcome(outcome)
+        async with self._db.transaction() as tx:
+            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
+            await _shared.finish_game(tx, game, outcome, now)
+            return await _shared.fetch_game(tx, game_id)
+
+    async def claim_timeout(
+        self,
+        game_id: int,
+        expected_ply: int,
+        now: int,
+        *,
+        result: Result | None = None,
+        detail: str = "",
+    ) -> Game:
+        """Ends the game on time if its deadline has passed at `expected_ply`. By default the
+        player to move loses; pass `result` when the rules say otherwise (a draw when the
+        opponent could never win)."""
+        async with self._db.transaction() as tx:
+            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
+            if game.deadline_at is None or now < game.deadline_at:
+                raise DeadlineNotReachedError(game_id, game.deadline_at)
+            outcome = Outcome(
+                result or Result.win_for(game.turn.other), Termination.TIMEOUT, detail
+            )
+            await _shared.finish_game(tx, game, outcome, now)
+            return await _shared.fetch_game(tx, game_id)
+
+    @staticmethod
+    def _check_outcome(outcome: Outcome) -> None:
+        if outcome.termination is Termination.ABORTED:
+            raise InvalidValueError("an aborted game has no result; use abort()")
+
+    # --- verification after an engine change -------------------------------------------
+
+    async def _verified(self, game: Game) -> Game:
+        """Replays the move list when another engine version wrote the cached position and
+        rebuilds the cache if it disagrees. A finished game that no longer replays is
+        returned as stored (and logged); an active one raises `GameReplayError`."""
+        engine = self._engine
+        for _ in range(_VERIFY_ATTEMPTS):
+            if engine is None or game.engine_version == engine.version:
+                return game
+            async with self._db.transaction(write=False) as tx:
+                game = await _shared.fetch_game(tx, game.id)
+                rows = await tx.all(
+                    "SELECT coordinate FROM moves WHERE game_id = ? ORDER BY ply", (game.id,)
+                )
+            if game.engine_version == engine.version:
+                return game
+            coordinates = [str(row[0]) for row in rows]
+            try:
+                text = await asyncio.to_thread(
+                    engine.replay, game.variant_id, game.options, coordinates
+                )
+            except ValueError as exc:
+                if game.status is GameStatus.ACTIVE:
+                    raise GameReplayError(game.id, engine.version, str(exc)) from exc
+                log.warning(
+                    "finished game %d does not replay with engine %s: %s",
+                    game.id,
+                    engine.version,
+                    exc,
+                )
+                return game
+            async with self._db.transaction() as tx:
+                changed = await tx.run(
+                    "UPDATE games SET position_text = ?, engine_version = ? "
+                    "WHERE id = ? AND ply_count = ? AND engine_version = ? "
+                    "AND position_text = ?",
+                    (
+                        text,
+                        engine.version,
+                        game.id,
+                        game.ply_count,
+                        game.engine_version,
+                        game.position_text,
+                    ),
+                )
+                if changed:
+                    if text != game.position_text:
+                        log.warning(
+                            "game %d: cached position from engine %s disagreed with a replay "
+                            "by engine %s and was rebuilt",
+                            game.id,
+                            game.engine_version,
+                            engine.version,
+                        )
+                    return dataclasses.replace(
+                        game, position_text=text, engine_version=engine.version
+                    )
+                game = await _shared.fetch_game(tx, game.id)
+        return game

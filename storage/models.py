@@ -1,0 +1,507 @@
+"""The values storage takes and returns: enums and frozen dataclasses, nothing else.
+
+Conventions used everywhere in `storage`:
+
+- Times are integer Unix seconds (UTC). Every method that needs the time takes `now`.
+- Discord ids (users, guilds, channels, threads, messages) are plain ints.
+- `white` is the side that moves first, `black` the other, whatever the variant calls them.
+- Plies are 1-based: the first move of a game has ply 1, and `Game.ply_count` is the number of
+  moves made so far, which is also the ply of the last move. A caller that saw a game at
+  `ply_count == n` passes `expected_ply=n`; the move it appends gets ply `n + 1`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+DAY = 86_400
+HOUR = 3_600
+
+DEFAULT_REMINDER_OFFSETS: tuple[int, ...] = (24 * HOUR, 1 * HOUR)
+"""Reminders before a deadline, in seconds, for players who never chose their own."""
+
+VACATION_ALLOWANCE_SECONDS = 14 * DAY
+"""Vacation each player may take per calendar year (UTC)."""
+
+DEFAULT_RATING = 1500.0
+DEFAULT_DEVIATION = 350.0
+DEFAULT_VOLATILITY = 0.06
+"""Glicko-2 starting values for a player's first game in a variant."""
+
+
+class Color(StrEnum):
+    WHITE = "white"
+    BLACK = "black"
+
+    @property
+    def other(self) -> Color:
+        return Color.BLACK if self is Color.WHITE else Color.WHITE
+
+
+class ColorChoice(StrEnum):
+    """The colour the challenger asked for."""
+
+    WHITE = "white"
+    BLACK = "black"
+    RANDOM = "random"
+
+
+class NotifyMode(StrEnum):
+    """How a player wants turn notices and reminders: a mention in the game thread or a DM."""
+
+    THREAD = "thread"
+    DM = "dm"
+
+
+class ChallengeStatus(StrEnum):
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+class GameStatus(StrEnum):
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+class Result(StrEnum):
+    WHITE_WINS = "1-0"
+    BLACK_WINS = "0-1"
+    DRAW = "1/2-1/2"
+
+    @staticmethod
+    def win_for(color: Color) -> Result:
+        return Result.WHITE_WINS if color is Color.WHITE else Result.BLACK_WINS
+
+    def score_for(self, color: Color) -> float:
+        """1, 0.5 or 0 points for `color`."""
+        if self is Result.DRAW:
+            return 0.5
+        return 1.0 if self is Result.win_for(color) else 0.0
+
+
+class Termination(StrEnum):
+    """How a game ended. `RULES` covers every end the rules engine decides (checkmate,
+    stalemate, repetition, bare king...); the engine's own words go in `Game.end_detail`."""
+
+    RULES = "rules"
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"
+    AGREEMENT = "agreement"
+    ABORTED = "aborted"
+    ADJUDICATION = "adjudication"
+
+
+class RequestStatus(StrEnum):
+    """Life of a draw offer or a takeback request."""
+
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    WITHDRAWN = "withdrawn"
+    LAPSED = "lapsed"
+
+
+class NotificationKind(StrEnum):
+    TURN = "turn"
+    REMINDER = "reminder"
+
+
+class DueKind(StrEnum):
+    """What a durable timer item asks the bot to do."""
+
+    TURN_NOTICE = "turn_notice"
+    REMINDER = "reminder"
+    TIMEOUT = "timeout"
+    CHALLENGE_EXPIRY = "challenge_expiry"
+    VACATION_END = "vacation_end"
+
+
+# --- players and guilds -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    user_id: int
+    display_name: str
+    notify_mode: NotifyMode
+    turn_notices: bool
+    reminder_offsets: tuple[int, ...]
+    """Seconds before a deadline at which to remind, largest first; empty for none."""
+    vacation_started_at: int | None
+    vacation_ends_at: int | None
+    """When the running vacation ends by itself (allowance used up), if one runs."""
+    created_at: int
+    updated_at: int
+
+    @property
+    def on_vacation(self) -> bool:
+        return self.vacation_started_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    guild_id: int
+    challenge_channel_id: int | None = None
+    """Where challenges may be posted; None allows any channel."""
+    challenge_ttl_seconds: int = DAY
+    default_move_seconds: int | None = 3 * DAY
+    """The clock offered when a challenge names none; None means untimed."""
+    rated_allowed: bool = True
+    updated_at: int | None = None
+    """None while the guild still runs on defaults."""
+
+
+# --- challenges -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """Clock settings of a challenge or game.
+
+    Per move a player gets `move_seconds` plus their bank. When they move, the time they had
+    left becomes their new bank, up to `bank_cap_seconds` (0 turns the bank off, making it a
+    plain per-move deadline). `move_seconds=None` is an untimed game.
+    """
+
+    move_seconds: int | None = 3 * DAY
+    bank_cap_seconds: int = 0
+
+    @staticmethod
+    def untimed() -> Clock:
+        return Clock(None, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class NewChallenge:
+    guild_id: int
+    channel_id: int
+    challenger_id: int
+    opponent_id: int | None
+    """None for an open challenge anyone in the channel may accept."""
+    variant_id: str
+    options: tuple[str, ...] = ()
+    color: ColorChoice = ColorChoice.RANDOM
+    clock: Clock = Clock()
+    rated: bool = True
+    ttl_seconds: int = DAY
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    challenger_id: int
+    opponent_id: int | None
+    variant_id: str
+    options: tuple[str, ...]
+    color: ColorChoice
+    clock: Clock
+    rated: bool
+    status: ChallengeStatus
+    created_at: int
+    expires_at: int
+    resolved_at: int | None
+    resolved_by: int | None
+    game_id: int | None
+
+    @property
+    def is_open(self) -> bool:
+        return self.status is ChallengeStatus.OPEN
+
+
+# --- games and moves --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game to create directly (acceptance of a challenge builds one of these itself)."""
+
+    guild_id: int
+    channel_id: int
+    white_id: int
+    black_id: int
+    variant_id: str
+    start_position: str
+    options: tuple[str, ...] = ()
+    rated: bool = True
+    clock: Clock = Clock()
+    thread_id: int | None = None
+    message_id: int | None = None
+    challenge_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    id: int
+    challenge_id: int | None
+    guild_id: int
+    channel_id: int
+    thread_id: int | None
+    message_id: int | None
+    variant_id: str
+    options: tuple[str, ...]
+    white_id: int
+    black_id: int
+    rated: bool
+    status: GameStatus
+    result: Result | None
+    termination: Termination | None
+    end_detail: str
+    turn: Color
+    ply_count: int
+    position_text: str
+    """Cached position after the last move; the move list is the source of truth."""
+    engine_version: str
+    """Rules engine version that produced `position_text`."""
+    clock: Clock
+    deadline_at: int | None
+    """When the player to move loses on time; None if untimed, over, or paused."""
+    paused_remaining: int | None
+    """Seconds left on a clock stopped by the mover's vacation."""
+    white_bank: int
+    black_bank: int
+    created_at: int
+    updated_at: int
+    ended_at: int | None
+
+    @property
+    def is_active(self) -> bool:
+        return self.status is GameStatus.ACTIVE
+
+    @property
+    def to_move_id(self) -> int:
+        """The player whose turn it is (in a finished game: whose turn it was)."""
+        return self.player_id(self.turn)
+
+    def player_id(self, color: Color) -> int:
+        return self.white_id if color is Color.WHITE else self.black_id
+
+    def color_of(self, user_id: int) -> Color | None:
+        if user_id == self.white_id:
+            return Color.WHITE
+        if user_id == self.black_id:
+            return Color.BLACK
+        return None
+
+    def opponent_of(self, user_id: int) -> int:
+        """The other player; `user_id` must be one of the two."""
+        if user_id == self.white_id:
+            return self.black_id
+        if user_id == self.black_id:
+            return self.white_id
+        raise ValueError(f"user {user_id} does not play game {self.id}")
+
+    def bank(self, color: Color) -> int:
+        return self.white_bank if color is Color.WHITE else self.black_bank
+
+    @property
+    def winner_id(self) -> int | None:
+        if self.result is Result.WHITE_WINS:
+            return self.white_id
+        if self.result is Result.BLACK_WINS:
+            return self.black_id
+        return None
+
+    @property
+    def clock_paused(self) -> bool:
+        return self.paused_remaining is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended, as the caller decided it (the rules engine, a resignation...)."""
+
+    result: Result
+    termination: Termination
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NewMove:
+    """A move the rules engine has already validated, with the position it leads to."""
+
+    notation: str
+    """Canonical notation, e.g. `Hi2-g4`."""
+    coordinate: str
+    """Coordinate form, e.g. `i2g4`; what replays use."""
+    position_hash: str | int
+    """The engine's hash of the position after the move; ints are stored as hex."""
+    position_text: str
+    """The position after the move, cached on the game row."""
+    turn_after: Color | None = None
+    """Who moves next; None means the other side (set it for multi-move turns)."""
+    outcome: Outcome | None = None
+    """Set when this move ended the game."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    game_id: int
+    ply: int
+    color: Color
+    notation: str
+    coordinate: str
+    position_hash: str
+    made_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedMove:
+    """A move removed by a takeback, kept forever."""
+
+    id: int
+    game_id: int
+    ply: int
+    color: Color
+    notation: str
+    coordinate: str
+    position_hash: str
+    made_at: int
+    takeback_id: int
+    archived_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class AppendedMove:
+    game: Game
+    move: Move
+
+
+@dataclass(frozen=True, slots=True)
+class DrawOffer:
+    id: int
+    game_id: int
+    offered_by: int
+    ply: int
+    """The game's ply count when the offer was made."""
+    status: RequestStatus
+    created_at: int
+    resolved_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackRequest:
+    id: int
+    game_id: int
+    requested_by: int
+    ply: int
+    """The game's ply count when asked; the request lapses if a move comes first."""
+    plies: int
+    """How many plies to take back: 1 or 2."""
+    status: RequestStatus
+    created_at: int
+    resolved_at: int | None
+
+
+# --- ratings ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    user_id: int
+    variant_id: str
+    rating: float = DEFAULT_RATING
+    deviation: float = DEFAULT_DEVIATION
+    volatility: float = DEFAULT_VOLATILITY
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_played_at: int | None = None
+    """When the last rated game ended; the deviation grows with inactivity from here."""
+
+
+@dataclass(frozen=True, slots=True)
+class RatingUpdate:
+    """New values for one player after a game, computed from a `Rating` the caller read."""
+
+    user_id: int
+    rating: float
+    deviation: float
+    volatility: float
+    based_on_games: int
+    """`Rating.games` of the rating the values were computed from (compare-and-set)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    game_id: int
+    user_id: int
+    opponent_id: int
+    variant_id: str
+    score: float
+    rating_before: float
+    deviation_before: float
+    volatility_before: float
+    rating_after: float
+    deviation_after: float
+    volatility_after: float
+    created_at: int
+
+    @property
+    def delta(self) -> float:
+        return self.rating_after - self.rating_before
+
+
+@dataclass(frozen=True, slots=True)
+class RatingApplication:
+    """The two changes of a game; `applied_now` is False when an earlier call applied them."""
+
+    applied_now: bool
+    changes: tuple[RatingChange, RatingChange]
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    rank: int
+    user_id: int
+    display_name: str
+    rating: float
+    deviation: float
+    games: int
+
+
+# --- timers and vacation ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DueItem:
+    """Something the timer task must handle. Hand it back to the matching guarded call:
+    `Timers.claim_notification`, `Games.claim_timeout`, `Challenges.expire_due` or
+    `Vacations.end_due`; a stale item is refused there, so nothing is handled twice."""
+
+    kind: DueKind
+    due_at: int
+    user_id: int | None = None
+    game_id: int | None = None
+    ply: int | None = None
+    challenge_id: int | None = None
+    offset_seconds: int = 0
+    """For reminders: how long before the deadline it was meant to fire."""
+
+
+@dataclass(frozen=True, slots=True)
+class VacationStatus:
+    user_id: int
+    year: int
+    """The UTC calendar year the figures are for."""
+    allowance_seconds: int
+    used_seconds: int
+    """Used this year, including the running vacation up to `now`."""
+    started_at: int | None
+    ends_at: int | None
+
+    @property
+    def on_vacation(self) -> bool:
+        return self.started_at is not None
+
+    @property
+    def remaining_seconds(self) -> int:
+        return max(0, self.allowance_seconds - self.used_seconds)

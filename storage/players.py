@@ -1,0 +1,150 @@
+"""Players with their preferences, and per-guild settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from storage import _rows, _shared
+from storage.db import Database, Tx
+from storage.errors import InvalidValueError, PlayerNotFoundError
+from storage.models import Clock, GuildSettings, NotificationKind, NotifyMode, Player
+
+
+class Players:
+    """Obtain it as `Storage.players`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def upsert(self, user_id: int, display_name: str, now: int) -> Player:
+        """Creates the player or refreshes the name the bot last saw (for leaderboards)."""
+        name = _rows.check_text(
+            "the display name", display_name, max_len=_rows.MAX_NAME, allow_empty=True
+        )
+        async with self._db.transaction() as tx:
+            await tx.run(
+                "INSERT INTO players (user_id, display_name, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET "
+                "display_name = excluded.display_name, "
+                "updated_at = max(players.updated_at, excluded.updated_at)",
+                (user_id, name, now, now),
+            )
+            return await self._fetch(tx, user_id)
+
+    async def get(self, user_id: int) -> Player:
+        """Raises `PlayerNotFoundError` for someone the bot has never seen."""
+        async with self._db.transaction(write=False) as tx:
+            return await self._fetch(tx, user_id)
+
+    async def find(self, user_id: int) -> Player | None:
+        async with self._db.transaction(write=False) as tx:
+            row = await tx.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
+        return None if row is None else _rows.player(row)
+
+    async def set_preferences(
+        self,
+        user_id: int,
+        now: int,
+        *,
+        notify_mode: NotifyMode | None = None,
+        turn_notices: bool | None = None,
+        reminder_offsets: Iterable[int] | None = None,
+    ) -> Player:
+        """Changes the given preferences (others stay). Turns already running follow the
+        new reminder choices at once; reminders already sent are not repeated."""
+        offsets = None if reminder_offsets is None else _rows.check_offsets(reminder_offsets)
+        if notify_mode is not None and not isinstance(notify_mode, NotifyMode):
+            raise InvalidValueError(f"unknown notification mode {notify_mode!r}")
+        async with self._db.transaction() as tx:
+            await _shared.ensure_players(tx, [user_id], now)
+            await tx.run(
+                "UPDATE players SET notify_mode = coalesce(?, notify_mode), "
+                "turn_notices = coalesce(?, turn_notices), "
+                "reminder_offsets = coalesce(?, reminder_offsets), "
+                "updated_at = max(updated_at, ?) WHERE user_id = ?",
+                (
+                    None if notify_mode is None else notify_mode.value,
+                    None if turn_notices is None else int(turn_notices),
+                    None if offsets is None else _rows.format_offsets(offsets),
+                    now,
+                    user_id,
+                ),
+            )
+            player = await self._fetch(tx, user_id)
+            if turn_notices is False:
+                await tx.run(
+                    "DELETE FROM notifications WHERE user_id = ? AND kind = ? AND sent_at IS NULL",
+                    (user_id, NotificationKind.TURN.value),
+                )
+            if offsets is not None:
+                await self._reschedule_reminders(tx, player, now)
+            return player
+
+    @staticmethod
+    async def _reschedule_reminders(tx: Tx, player: Player, now: int) -> None:
+        games = await tx.all(
+            "SELECT id, ply_count, deadline_at FROM games WHERE status = 'active' "
+            "AND deadline_at IS NOT NULL AND ((turn = 'white' AND white_id = ?) "
+            "OR (turn = 'black' AND black_id = ?))",
+            (player.user_id, player.user_id),
+        )
+        for game in games:
+            await _shared.drop_pending_reminders(tx, game["id"])
+            await _shared.schedule_reminders(
+                tx,
+                game_id=game["id"],
+                ply=game["ply_count"],
+                user_id=player.user_id,
+                deadline_at=game["deadline_at"],
+                offsets=player.reminder_offsets,
+                now=now,
+            )
+
+    @staticmethod
+    async def _fetch(tx: Tx, user_id: int) -> Player:
+        row = await tx.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
+        if row is None:
+            raise PlayerNotFoundError(user_id)
+        return _rows.player(row)
+
+
+class Guilds:
+    """Obtain it as `Storage.guilds`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def get(self, guild_id: int) -> GuildSettings:
+        """The guild's settings, or the defaults if it never changed any."""
+        async with self._db.transaction(write=False) as tx:
+            row = await tx.one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return GuildSettings(guild_id) if row is None else _rows.guild_settings(row)
+
+    async def set(self, settings: GuildSettings, now: int) -> GuildSettings:
+        """Stores every field of `settings` (start from `get` and `dataclasses.replace`)."""
+        if not 60 <= settings.challenge_ttl_seconds <= 30 * 86_400:
+            raise InvalidValueError("a challenge must stay open between a minute and 30 days")
+        if settings.default_move_seconds is not None:
+            _rows.check_clock(Clock(settings.default_move_seconds, 0))
+        async with self._db.transaction() as tx:
+            await tx.run(
+                "INSERT INTO guild_settings (guild_id, challenge_channel_id, "
+                "challenge_ttl_seconds, default_move_seconds, rated_allowed, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+                "challenge_channel_id = excluded.challenge_channel_id, "
+                "challenge_ttl_seconds = excluded.challenge_ttl_seconds, "
+                "default_move_seconds = excluded.default_move_seconds, "
+                "rated_allowed = excluded.rated_allowed, updated_at = excluded.updated_at",
+                (
+                    settings.guild_id,
+                    settings.challenge_channel_id,
+                    settings.challenge_ttl_seconds,
+                    settings.default_move_seconds,
+                    int(settings.rated_allowed),
+                    now,
+                ),
+            )
+            row = await tx.one(
+                "SELECT * FROM guild_settings WHERE guild_id = ?", (settings.guild_id,)
+            )
+        return settings if row is None else _rows.guild_settings(row)

@@ -1,0 +1,69 @@
+"""Players, preferences and guild settings."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from storage import Storage
+from storage.errors import InvalidValueError, PlayerNotFoundError
+from storage.models import DAY, HOUR, GuildSettings, NotifyMode
+from tests.storage.conftest import T0, WHITE
+
+
+async def test_upsert_creates_then_refreshes_the_name(store: Storage) -> None:
+    assert await store.players.find(WHITE) is None
+    with pytest.raises(PlayerNotFoundError):
+        await store.players.get(WHITE)
+    first = await store.players.upsert(WHITE, "Ann", T0)
+    assert (first.display_name, first.created_at, first.updated_at) == ("Ann", T0, T0)
+    assert first.notify_mode is NotifyMode.THREAD
+    assert first.turn_notices and first.reminder_offsets == (DAY, HOUR)
+    assert not first.on_vacation
+    renamed = await store.players.upsert(WHITE, "Annie", T0 + 10)
+    assert (renamed.display_name, renamed.created_at, renamed.updated_at) == (
+        "Annie",
+        T0,
+        T0 + 10,
+    )
+    with pytest.raises(InvalidValueError):
+        await store.players.upsert(WHITE, "x" * 101, T0)
+
+
+async def test_preferences_change_only_what_is_given(store: Storage) -> None:
+    player = await store.players.set_preferences(WHITE, T0, notify_mode=NotifyMode.DM)
+    assert player.notify_mode is NotifyMode.DM
+    assert player.reminder_offsets == (DAY, HOUR)
+    player = await store.players.set_preferences(
+        WHITE, T0, reminder_offsets=[HOUR, 6 * HOUR, HOUR], turn_notices=False
+    )
+    assert player.notify_mode is NotifyMode.DM
+    assert player.reminder_offsets == (6 * HOUR, HOUR)
+    assert not player.turn_notices
+    player = await store.players.set_preferences(WHITE, T0, reminder_offsets=[])
+    assert player.reminder_offsets == ()
+    assert (await store.players.get(WHITE)) == player
+
+
+@pytest.mark.parametrize("offsets", [[0], [-5], [1, 2, 3, 4, 5], [61 * DAY], [True]], ids=str)
+async def test_bad_reminder_offsets_are_refused(store: Storage, offsets: list[int]) -> None:
+    with pytest.raises(InvalidValueError):
+        await store.players.set_preferences(WHITE, T0, reminder_offsets=offsets)
+
+
+async def test_guild_settings_default_then_stored(store: Storage) -> None:
+    defaults = await store.guilds.get(5)
+    assert defaults == GuildSettings(5)
+    assert defaults.updated_at is None
+    changed = dataclasses.replace(
+        defaults, challenge_channel_id=99, default_move_seconds=None, rated_allowed=False
+    )
+    saved = await store.guilds.set(changed, T0)
+    assert saved == dataclasses.replace(changed, updated_at=T0)
+    assert await store.guilds.get(5) == saved
+    assert await store.guilds.get(6) == GuildSettings(6)
+    with pytest.raises(InvalidValueError):
+        await store.guilds.set(dataclasses.replace(defaults, challenge_ttl_seconds=1), T0)
+    with pytest.raises(InvalidValueError):
+        await store.guilds.set(dataclasses.replace(defaults, default_move_seconds=5), T0)
