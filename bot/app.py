@@ -1,10 +1,44 @@
-"""Process start-up: logging, the client, and a clean exit code."""
+"""Process start-up: logging, the client, signals, and a clean exit code."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import signal
+
+import discord
+
+from bot.client import FairyPost
 from bot.config import Settings
+from bot.logs import setup_logging
+
+log = logging.getLogger("fairypost")
+
+
+async def serve(settings: Settings) -> int:
+    bot = FairyPost(db_path=settings.db_path, dev_guild=settings.dev_guild)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
+    try:
+        async with bot:
+            await bot.start(settings.token)
+    except discord.LoginFailure:
+        log.error(
+            "Discord refused the token: check DISCORD_TOKEN (Developer Portal > Bot > Reset Token)"
+        )
+        return 2
+    except discord.PrivilegedIntentsRequired:
+        log.error("Discord refused the requested intents")
+        return 2
+    log.info("stopped")
+    return 0
 
 
 def run(settings: Settings) -> int:
-    """Start the bot and block until it stops."""
-    raise NotImplementedError("the Discord client arrives with the bot issue")
+    """Start the bot and block until it stops (Ctrl-C or SIGTERM stop it gracefully)."""
+    setup_logging(settings.log_level)
+    try:
+        return asyncio.run(serve(settings))
+    except KeyboardInterrupt:
+        return 0

@@ -1,0 +1,117 @@
+"""The discord.py client: wiring storage, the service, cogs, buttons and timers together."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import EXTENSIONS
+from bot.cogs.common import send_error
+from bot.service import Clock, GameService, SystemClock
+from bot.service.engine import STORAGE_ENGINE
+from bot.service.pictures import Pictures, RendererPictures
+from bot.service.timers import TimerService
+from bot.timers import TimerLoop
+from bot.ui.buttons import ChallengeButton, OfferButton
+from storage import Storage
+
+log = logging.getLogger("fairypost.client")
+
+
+def intents() -> discord.Intents:
+    """Only the guilds intent: slash commands, buttons and threads need nothing else (no
+    message content, no members: both privileged and unneeded)."""
+    out = discord.Intents.none()
+    out.guilds = True
+    return out
+
+
+class FairyTree(app_commands.CommandTree["FairyPost"]):
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        name = interaction.command.qualified_name if interaction.command else "interaction"
+        await send_error(interaction, original, f"/{name}")
+
+
+class FairyPost(commands.Bot):
+    """The bot. Storage opens in `setup_hook`; everything is closed cleanly in `close`."""
+
+    def __init__(
+        self,
+        *,
+        db_path: Path,
+        dev_guild: int | None = None,
+        clock: Clock | None = None,
+        pictures: Pictures | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents(),
+            tree_cls=FairyTree,
+            help_command=None,
+            **options,
+        )
+        self.db_path = db_path
+        self.dev_guild = dev_guild
+        self.clock = clock or SystemClock()
+        self._pictures = pictures
+        self._storage: Storage | None = None
+        self._service: GameService | None = None
+        self._timers: TimerLoop | None = None
+
+    @property
+    def storage(self) -> Storage:
+        assert self._storage is not None, "used before setup_hook"
+        return self._storage
+
+    @property
+    def service(self) -> GameService:
+        assert self._service is not None, "used before setup_hook"
+        return self._service
+
+    @property
+    def timers(self) -> TimerLoop:
+        assert self._timers is not None, "used before setup_hook"
+        return self._timers
+
+    async def setup_hook(self) -> None:
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        self._storage = await Storage.open(self.db_path, engine=STORAGE_ENGINE)
+        pictures = self._pictures or RendererPictures()
+        self._service = GameService(self._storage, clock=self.clock, pictures=pictures)
+        self._timers = TimerLoop(self, TimerService(self._service))
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        self.add_dynamic_items(ChallengeButton, OfferButton)
+        if self.dev_guild is not None:
+            guild = discord.Object(self.dev_guild)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        else:
+            synced = await self.tree.sync()
+        log.info(
+            "%d slash commands synced (%s)",
+            len(synced),
+            "dev guild" if self.dev_guild else "global",
+        )
+        self._timers.start()
+
+    async def on_ready(self) -> None:
+        log.info("connected as %s to %d guilds", self.user, len(self.guilds))
+
+    async def close(self) -> None:
+        """Stop the timers, let in-flight writes finish, close the database, disconnect."""
+        if self._timers is not None:
+            await self._timers.stop()
+        await super().close()
+        if self._storage is not None:
+            await self._storage.close()
+            self._storage = None

@@ -1,0 +1,160 @@
+"""/challenge and its Accept/Decline buttons; accepted challenges open a game thread."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.common import picture_file, send_error, user_ref
+from bot.service.catalogue import variant_suggestions
+from bot.ui.buttons import challenge_view
+from bot.ui.embeds import challenge_embed, game_embed
+from bot.ui.format import mention
+
+if TYPE_CHECKING:
+    from bot.client import FairyPost
+
+log = logging.getLogger("fairypost.challenges")
+THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: correspondence games are slow
+
+DAYS = [
+    app_commands.Choice(name=f"{d} day{'s' if d > 1 else ''} per move", value=d)
+    for d in (1, 2, 3, 5, 7, 10, 14)
+] + [app_commands.Choice(name="no clock (casual)", value=0)]
+
+
+class Challenges(commands.Cog):
+    def __init__(self, bot: FairyPost) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name="challenge", description="Challenge a player, or anyone here, to a game"
+    )
+    @app_commands.describe(
+        variant="The variant to play (start typing its name)",
+        opponent="Who you challenge; leave empty for an open challenge",
+        color="Your colour",
+        days_per_move="Time for each move (the server's default when empty)",
+        rated="Whether the game changes ratings",
+        options="Variant options, comma-separated (e.g. fixed-king for Patricia)",
+    )
+    @app_commands.choices(
+        color=[
+            app_commands.Choice(name="random", value="random"),
+            app_commands.Choice(name="white", value="white"),
+            app_commands.Choice(name="black", value="black"),
+        ]
+    )
+    @app_commands.choices(days_per_move=DAYS)
+    @app_commands.guild_only()
+    async def challenge(
+        self,
+        interaction: discord.Interaction[Any],
+        variant: str,
+        opponent: discord.User | None = None,
+        color: str = "random",
+        days_per_move: int | None = None,
+        rated: bool = True,
+        options: str = "",
+    ) -> None:
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        service = self.bot.service
+        view = await service.create_challenge(
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            challenger=user_ref(interaction.user),
+            opponent=user_ref(opponent) if opponent else None,
+            variant=variant,
+            color=color,
+            days_per_move=days_per_move,
+            rated=rated,
+            options=options,
+        )
+        await interaction.response.defer(thinking=True)
+        assert view.scene is not None
+        picture = await service.render(view.scene)
+        content = f"{mention(opponent.id)}, you are challenged!" if opponent else None
+        message = await interaction.followup.send(
+            content=content or discord.utils.MISSING,
+            embed=challenge_embed(view),
+            file=picture_file(picture),
+            view=challenge_view(view.challenge.id),
+            wait=True,
+        )
+        await service.set_challenge_message(view.challenge.id, message.id)
+        log.info("challenge %s posted (%s)", view.challenge.id, view.variant.id)
+
+    @challenge.autocomplete("variant")
+    async def variant_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [
+            app_commands.Choice(name=s.name, value=s.value) for s in variant_suggestions(current)
+        ]
+
+
+async def answer_challenge(
+    bot: FairyPost, interaction: discord.Interaction[Any], challenge_id: int, accept: bool
+) -> None:
+    """Accept (start the game in a new thread) or decline a challenge from its button."""
+    service = bot.service
+    user = user_ref(interaction.user)
+    try:
+        if accept:
+            game = await service.accept_challenge(challenge_id, user)
+        else:
+            declined = await service.decline_challenge(challenge_id, user)
+    except Exception as exc:
+        await send_error(interaction, exc, f"challenge {challenge_id}")
+        return
+    await interaction.response.defer()
+    if not accept:
+        await interaction.edit_original_response(
+            embed=challenge_embed(declined), view=None, attachments=[]
+        )
+        return
+    cview = await service.challenge_view(challenge_id)
+    message = interaction.message
+    thread: discord.Thread | None = None
+    if message is not None:
+        try:
+            thread = await message.create_thread(
+                name=thread_name(game.variant.name, game.white_name, game.black_name),
+                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            )
+        except discord.HTTPException:
+            log.exception("could not create the thread of game %s", game.game.id)
+    await interaction.edit_original_response(
+        content=f"Accepted by {user.name}"
+        + (f": the game goes on in {thread.mention}." if thread else "."),
+        embed=challenge_embed(cview, with_image=False),
+        view=None,
+        attachments=[],
+    )
+    picture = await service.render(game.scene)
+    intro = (
+        f"{mention(game.game.white_id)} (White) vs {mention(game.game.black_id)} (Black): "
+        f"the game begins! Play with `/move` here."
+    )
+    if thread is not None:
+        await service.attach_thread(game.game.id, thread.id)
+        await thread.send(content=intro, embed=game_embed(game), file=picture_file(picture))
+    else:
+        await interaction.followup.send(
+            content=intro
+            + f" (No thread could be created: use `game:{game.game.id}` with the commands.)",
+            embed=game_embed(game),
+            file=picture_file(picture),
+        )
+
+
+def thread_name(variant: str, white: str, black: str) -> str:
+    return f"{variant}: {white} vs {black}"[:100]
+
+
+async def setup(bot: FairyPost) -> None:
+    await bot.add_cog(Challenges(bot))

@@ -1,0 +1,181 @@
+"""Correspondence life: /settings, /vacation, /rating, /leaderboard."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.service.catalogue import find_variant, variant_suggestions
+from bot.service.errors import BadRequestError
+from bot.service.glicko2 import PROVISIONAL_DEVIATION
+from bot.ui.embeds import GREEN
+from bot.ui.format import timestamp
+from storage.models import HOUR, NotifyMode
+
+if TYPE_CHECKING:
+    from bot.client import FairyPost
+
+
+def _hours(text: str) -> list[int]:
+    """`"24, 1"` -> seconds before the deadline; refusals name the bad part."""
+    out = []
+    for part in (p.strip() for p in text.replace(";", ",").split(",")):
+        if not part:
+            continue
+        if not part.isdigit() or not 1 <= int(part) <= 14 * 24:
+            raise BadRequestError(
+                f"Reminders are hours before the deadline (1 to 336), like `24, 1`; not {part!r}."
+            )
+        out.append(int(part) * HOUR)
+    return sorted(set(out), reverse=True)
+
+
+class Correspondence(commands.Cog):
+    def __init__(self, bot: FairyPost) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="settings", description="How Fairy Post tells you it is your turn")
+    @app_commands.describe(
+        notify="Where to tell you: a mention in the game's thread, or a direct message",
+        turn_notices="A notice when it becomes your turn",
+        reminders="Hours before the deadline to remind you, e.g. `24, 1` (empty: none)",
+    )
+    @app_commands.choices(
+        notify=[
+            app_commands.Choice(name="mention me in the game thread", value="thread"),
+            app_commands.Choice(name="send me a direct message", value="dm"),
+        ]
+    )
+    async def settings(
+        self,
+        interaction: discord.Interaction[Any],
+        notify: str | None = None,
+        turn_notices: bool | None = None,
+        reminders: str | None = None,
+    ) -> None:
+        service = self.bot.service
+        now = service.clock.now()
+        await service.storage.players.upsert(
+            interaction.user.id, interaction.user.display_name, now
+        )
+        player = await service.storage.players.set_preferences(
+            interaction.user.id,
+            now,
+            notify_mode=NotifyMode(notify) if notify else None,
+            turn_notices=turn_notices,
+            reminder_offsets=_hours(reminders) if reminders is not None else None,
+        )
+        hours = ", ".join(str(o // HOUR) for o in player.reminder_offsets) or "none"
+        where = "direct messages" if player.notify_mode is NotifyMode.DM else "thread mentions"
+        text = (
+            f"Notices: **{where}**\n"
+            f"Turn notices: **{'on' if player.turn_notices else 'off'}**\n"
+            f"Reminders: **{hours}** hour(s) before the deadline"
+        )
+        await interaction.response.send_message(text, ephemeral=True)
+        self.bot.timers.poke()
+
+    @app_commands.command(
+        name="vacation", description="Stop your clocks for a while (14 days a year)"
+    )
+    @app_commands.describe(action="on, off or status")
+    @app_commands.choices(
+        action=[
+            app_commands.Choice(name="on", value="on"),
+            app_commands.Choice(name="off", value="off"),
+            app_commands.Choice(name="status", value="status"),
+        ]
+    )
+    async def vacation(self, interaction: discord.Interaction[Any], action: str = "status") -> None:
+        storage = self.bot.service.storage
+        now = self.bot.service.clock.now()
+        user_id = interaction.user.id
+        await storage.players.upsert(user_id, interaction.user.display_name, now)
+        if action == "on":
+            status = await storage.vacations.start(user_id, now)
+        elif action == "off":
+            status = await storage.vacations.end(user_id, now)
+        else:
+            status = await storage.vacations.status(user_id, now)
+        days_left = status.remaining_seconds / 86_400
+        if status.on_vacation:
+            until = timestamp(status.ends_at or now, "f")
+            text = f"🏖 You are on vacation: your clocks are stopped until {until} at the latest."
+        else:
+            text = "You are not on vacation."
+        text += f"\nVacation left for {status.year}: **{days_left:.1f} days**."
+        await interaction.response.send_message(text, ephemeral=action == "status")
+        self.bot.timers.poke()
+
+    @app_commands.command(name="rating", description="Ratings of a player (Glicko-2, per variant)")
+    @app_commands.describe(user="Whose ratings (you by default)", variant="Only this variant")
+    async def rating(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | None = None,
+        variant: str | None = None,
+    ) -> None:
+        who = user or interaction.user
+        storage = self.bot.service.storage
+        ratings = await storage.ratings.for_player(who.id)
+        if variant:
+            vid = find_variant(variant).id
+            ratings = [r for r in ratings if r.variant_id == vid]
+        embed = discord.Embed(title=f"Ratings of {who.display_name}", colour=GREEN)
+        if not ratings:
+            embed.description = "No rated game yet."
+        for r in ratings[:25]:
+            mark = " (provisional)" if r.deviation > PROVISIONAL_DEVIATION else ""
+            name = find_variant(r.variant_id).name
+            embed.add_field(
+                name=name,
+                value=(
+                    f"**{r.rating:.0f}** ±{2 * r.deviation:.0f}{mark}\n"
+                    f"{r.wins}W {r.draws}D {r.losses}L"
+                ),
+            )
+        history = await storage.ratings.history(who.id, limit=5)
+        if history:
+            lines = [
+                f"{find_variant(h.variant_id).name}: {h.rating_before:.0f} → "
+                f"{h.rating_after:.0f} ({h.delta:+.0f}) vs <@{h.opponent_id}>"
+                for h in history
+            ]
+            embed.add_field(name="Recent rated games", value="\n".join(lines), inline=False)
+        await interaction.response.send_message(embed=embed, ephemeral=user is None)
+
+    @app_commands.command(name="leaderboard", description="The top 20 players of a variant")
+    @app_commands.describe(variant="The variant")
+    async def leaderboard(self, interaction: discord.Interaction[Any], variant: str) -> None:
+        v = find_variant(variant)
+        entries = await self.bot.service.storage.ratings.leaderboard(v.id, 20)
+        embed = discord.Embed(title=f"{v.name} leaderboard", colour=GREEN)
+        if not entries:
+            embed.description = "No rated game has been played yet."
+        else:
+            embed.description = "\n".join(
+                f"{e.rank}. **{e.display_name or e.user_id}** {e.rating:.0f}"
+                + (" *(provisional)*" if e.deviation > PROVISIONAL_DEVIATION else "")
+                + f" · {e.games} games"
+                for e in entries
+            )
+            embed.set_footer(
+                text=f"Provisional: rating deviation above {PROVISIONAL_DEVIATION:.0f}."
+            )
+        await interaction.response.send_message(embed=embed)
+
+    @rating.autocomplete("variant")
+    @leaderboard.autocomplete("variant")
+    async def variant_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [
+            app_commands.Choice(name=s.name, value=s.value) for s in variant_suggestions(current)
+        ]
+
+
+async def setup(bot: FairyPost) -> None:
+    await bot.add_cog(Correspondence(bot))

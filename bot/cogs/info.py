@@ -1,0 +1,104 @@
+"""Looking things up: /games, /history, /variants, /rules, /piece."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.common import picture_file
+from bot.service.catalogue import (
+    all_variants,
+    piece_info,
+    piece_suggestions,
+    rules_view,
+    variant_suggestions,
+)
+from bot.ui.embeds import GREEN, IMAGE, games_embed, rules_embed, variants_embed
+
+if TYPE_CHECKING:
+    from bot.client import FairyPost
+
+
+class Info(commands.Cog):
+    def __init__(self, bot: FairyPost) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="games", description="Your games in progress (or someone else's)")
+    @app_commands.describe(user="Whose games to list (you by default)")
+    async def games(
+        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+    ) -> None:
+        who = user or interaction.user
+        games = await self.bot.service.my_games(who.id)
+        await interaction.response.send_message(
+            embed=games_embed(who.display_name, games), ephemeral=user is None
+        )
+
+    @app_commands.command(name="history", description="The game record, as a file")
+    @app_commands.describe(game="The game number (only needed outside the game's thread)")
+    async def history(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        record = await self.bot.service.history(
+            channel_id=interaction.channel_id or 0, game_id=game
+        )
+        file = discord.File(io.BytesIO(record.text.encode()), filename=record.filename)
+        await interaction.response.send_message(file=file, ephemeral=True)
+
+    @app_commands.command(name="variants", description="Every variant you can play")
+    async def variants(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(
+            embed=variants_embed(list(all_variants())), ephemeral=True
+        )
+
+    @app_commands.command(
+        name="rules", description="Rules, pieces and starting position of a variant"
+    )
+    @app_commands.describe(variant="The variant")
+    async def rules(self, interaction: discord.Interaction[Any], variant: str) -> None:
+        view = rules_view(variant)
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        picture = await self.bot.service.render(view.scene)
+        await interaction.followup.send(
+            embed=rules_embed(view), file=picture_file(picture), ephemeral=True
+        )
+
+    @app_commands.command(name="piece", description="How a piece moves, on a diagram")
+    @app_commands.describe(variant="The variant", piece="The piece (letters or name)")
+    async def piece(self, interaction: discord.Interaction[Any], variant: str, piece: str) -> None:
+        v, info = piece_info(variant, piece)
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        picture = await self.bot.service.render_piece(v.id, tuple(sorted(v.options)), info.id)
+        embed = discord.Embed(
+            title=f"{info.name} ({info.letters}) in {v.name}",
+            description=info.movement,
+            colour=GREEN,
+        )
+        embed.set_image(url=IMAGE)
+        embed.set_footer(text="Dots: moves. Rings: captures. Both: moves or captures.")
+        await interaction.followup.send(embed=embed, file=picture_file(picture), ephemeral=True)
+
+    @rules.autocomplete("variant")
+    @piece.autocomplete("variant")
+    async def variant_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [
+            app_commands.Choice(name=s.name, value=s.value) for s in variant_suggestions(current)
+        ]
+
+    @piece.autocomplete("piece")
+    async def piece_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        variant = getattr(interaction.namespace, "variant", "") or ""
+        return [
+            app_commands.Choice(name=s.name, value=s.value)
+            for s in piece_suggestions(variant, current)
+        ]
+
+
+async def setup(bot: FairyPost) -> None:
+    await bot.add_cog(Info(bot))

@@ -1,0 +1,252 @@
+"""Playing: /move with autocomplete, /board, /moves, /resign, /draw, /takeback, /abort."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.common import picture_file, send_error, user_ref
+from bot.service.models import EndResult, GameView, OfferView
+from bot.ui.buttons import offer_view
+from bot.ui.embeds import game_embed, rating_lines, to_move_mention
+from bot.ui.format import mention
+
+if TYPE_CHECKING:
+    from bot.client import FairyPost
+
+log = logging.getLogger("fairypost.play")
+GAME = "The game number (only needed outside the game's thread)"
+
+
+async def post_view(
+    bot: FairyPost,
+    interaction: discord.Interaction[Any],
+    view: GameView,
+    *,
+    headline: str | None = None,
+    content: str | None = None,
+    ephemeral: bool = False,
+) -> None:
+    """Acknowledge, draw the board in a worker thread, then post it."""
+    if not interaction.response.is_done():
+        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+    picture = await bot.service.render(view.scene)
+    await interaction.followup.send(
+        content=content or discord.utils.MISSING,
+        embed=game_embed(view, headline=headline),
+        file=picture_file(picture),
+        ephemeral=ephemeral,
+    )
+
+
+def ending_content(result: EndResult | None, view: GameView) -> str:
+    text = f"{to_move_mention(view)} — **{view.status}**"
+    if result and result.rating_changes:
+        names = {view.game.white_id: view.white_name, view.game.black_id: view.black_name}
+        text += "\n" + rating_lines(result.rating_changes, names)
+    return text
+
+
+class Play(commands.Cog):
+    def __init__(self, bot: FairyPost) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="move", description="Play a move in this game")
+    @app_commands.describe(
+        move="Your move, e.g. e2-e4, Ng1-f3, e7-e8Q, O-O (start typing for the list)", game=GAME
+    )
+    async def move(
+        self, interaction: discord.Interaction[Any], move: str, game: int | None = None
+    ) -> None:
+        user = user_ref(interaction.user)
+        result = await self.bot.service.play(
+            channel_id=interaction.channel_id or 0, user=user, text=move, game_id=game
+        )
+        view = result.view
+        headline = f"{user.name} played **{result.notation}**"
+        if view.finished:
+            content = ending_content(EndResult(view, result.rating_changes), view)
+        else:
+            content = f"{to_move_mention(view)}, your move."
+        log.info("game %s ply %s: %s", view.game.id, view.game.ply_count, result.notation)
+        await post_view(self.bot, interaction, view, headline=headline, content=content)
+        self.bot.timers.poke()
+
+    @move.autocomplete("move")
+    async def move_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        game = interaction.namespace.game if hasattr(interaction.namespace, "game") else None
+        suggestions = await self.bot.service.suggest_moves(
+            channel_id=interaction.channel_id or 0,
+            user_id=interaction.user.id,
+            typed=current,
+            game_id=game if isinstance(game, int) else None,
+        )
+        return [app_commands.Choice(name=s.name, value=s.value) for s in suggestions]
+
+    @app_commands.command(name="board", description="Show the current position")
+    @app_commands.describe(
+        own_side="Show it from your side", private="Show it only to you", game=GAME
+    )
+    async def board(
+        self,
+        interaction: discord.Interaction[Any],
+        own_side: bool = False,
+        private: bool = False,
+        game: int | None = None,
+    ) -> None:
+        view = await self.bot.service.board(
+            channel_id=interaction.channel_id or 0,
+            user_id=interaction.user.id,
+            own_side=own_side,
+            game_id=game,
+        )
+        await post_view(self.bot, interaction, view, ephemeral=private)
+
+    @app_commands.command(name="moves", description="Show where the piece on a square can go")
+    @app_commands.describe(square="The piece's square, e.g. g1", game=GAME)
+    async def moves(
+        self, interaction: discord.Interaction[Any], square: str, game: int | None = None
+    ) -> None:
+        view, moves = await self.bot.service.moves_from(
+            channel_id=interaction.channel_id or 0,
+            user_id=interaction.user.id,
+            square=square,
+            game_id=game,
+        )
+        listing = ", ".join(moves) if moves else "no legal move"
+        await post_view(
+            self.bot,
+            interaction,
+            view,
+            headline=f"From {square.strip().lower()}: {listing}",
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="resign", description="Resign this game")
+    @app_commands.describe(game=GAME)
+    async def resign(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        result = await self.bot.service.resign(
+            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+        )
+        await post_view(
+            self.bot,
+            interaction,
+            result.view,
+            headline=f"{interaction.user.display_name} resigned.",
+            content=ending_content(result, result.view),
+        )
+        self.bot.timers.poke()
+
+    @app_commands.command(
+        name="abort", description="Abort this game (only before both sides have moved)"
+    )
+    @app_commands.describe(game=GAME)
+    async def abort(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        result = await self.bot.service.abort(
+            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+        )
+        await post_view(
+            self.bot,
+            interaction,
+            result.view,
+            headline=f"{interaction.user.display_name} aborted the game.",
+            content=ending_content(result, result.view),
+        )
+        self.bot.timers.poke()
+
+    @app_commands.command(name="draw", description="Offer a draw (or accept your opponent's offer)")
+    @app_commands.describe(game=GAME)
+    async def draw(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        outcome = await self.bot.service.offer_draw(
+            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+        )
+        if isinstance(outcome, EndResult):
+            await post_view(
+                self.bot,
+                interaction,
+                outcome.view,
+                headline="Draw agreed.",
+                content=ending_content(outcome, outcome.view),
+            )
+            self.bot.timers.poke()
+            return
+        await self._post_offer(interaction, outcome, "draw")
+
+    @app_commands.command(
+        name="takeback", description="Ask your opponent to take back your last move"
+    )
+    @app_commands.describe(game=GAME)
+    async def takeback(
+        self, interaction: discord.Interaction[Any], game: int | None = None
+    ) -> None:
+        offer = await self.bot.service.request_takeback(
+            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+        )
+        await self._post_offer(interaction, offer, "takeback")
+
+    async def _post_offer(
+        self, interaction: discord.Interaction[Any], offer: OfferView, kind: str
+    ) -> None:
+        if kind == "draw":
+            assert offer.offer is not None
+            request_id = offer.offer.id
+            text = (
+                f"{mention(offer.to_id)}, {offer.by_name} offers a draw. "
+                "(It lapses when they move.)"
+            )
+        else:
+            assert offer.takeback is not None
+            request_id = offer.takeback.id
+            plies = (
+                "their last move" if offer.takeback.plies == 1 else "their last move and your reply"
+            )
+            text = f"{mention(offer.to_id)}, {offer.by_name} asks to take back {plies}."
+        await interaction.response.send_message(text, view=offer_view(kind, request_id))
+
+
+async def answer_offer(
+    bot: FairyPost, interaction: discord.Interaction[Any], kind: str, request_id: int, accept: bool
+) -> None:
+    """The opponent's answer to a draw offer or a takeback request, from its buttons."""
+    user = user_ref(interaction.user)
+    service = bot.service
+    outcome: OfferView | EndResult | GameView
+    try:
+        if kind == "draw":
+            outcome = await service.answer_draw(request_id, user, accept=accept)
+        else:
+            outcome = await service.answer_takeback(request_id, user, accept=accept)
+    except Exception as exc:
+        await send_error(interaction, exc, f"{kind} {request_id}")
+        return
+    await interaction.response.defer()
+    if isinstance(outcome, OfferView):
+        request = outcome.offer or outcome.takeback
+        verdict = request.status.value if request is not None else "declined"
+        what = "draw offer" if kind == "draw" else "takeback request"
+        await interaction.edit_original_response(
+            content=f"The {what} was {verdict} by {user.name}.", view=None
+        )
+        return
+    await interaction.edit_original_response(
+        content=f"{user.name} accepted the {'draw' if kind == 'draw' else 'takeback'}.", view=None
+    )
+    view = outcome.view if isinstance(outcome, EndResult) else outcome
+    content = ending_content(outcome if isinstance(outcome, EndResult) else None, view)
+    if view.game.is_active:
+        content = f"{to_move_mention(view)}, your move."
+    picture = await service.render(view.scene)
+    await interaction.followup.send(
+        content=content, embed=game_embed(view), file=picture_file(picture)
+    )
+    bot.timers.poke()
+
+
+async def setup(bot: FairyPost) -> None:
+    await bot.add_cog(Play(bot))

@@ -1,0 +1,82 @@
+"""The one place where errors become replies.
+
+Known refusals (from the service, the rules engine and storage) become a short message for
+the player; anything else is unexpected: it is logged with a traceback under an error id,
+and the player gets an apology quoting that id.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+from bot.service.errors import ServiceError
+from rules.errors import GameOverError, MoveError, RulesError
+from storage.errors import (
+    ChallengeExpiredError,
+    ChallengeNotFoundError,
+    ChallengeNotOpenError,
+    ConflictError,
+    DeadlinePassedError,
+    GameEndedError,
+    GameMovedOnError,
+    NotFoundError,
+    RefusedError,
+    RequestNotPendingError,
+)
+
+log = logging.getLogger("fairypost.errors")
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", ")")) else text + "."
+
+
+def refusal(exc: BaseException) -> str | None:
+    """The player-facing message for a known refusal, or None if `exc` is unexpected."""
+    if isinstance(exc, ServiceError):
+        return exc.message
+    if isinstance(exc, MoveError):
+        shown = f"`{exc.text.strip()}`: " if exc.text.strip() else ""
+        return f"{shown}{_sentence(exc.reason)}"
+    if isinstance(exc, GameOverError):
+        return _sentence(str(exc))
+    if isinstance(exc, RulesError):
+        return _sentence(str(exc))
+    if isinstance(exc, ChallengeExpiredError):
+        return "This challenge has expired. Post a new one with /challenge."
+    if isinstance(exc, ChallengeNotOpenError):
+        return _sentence(str(exc))
+    if isinstance(exc, ChallengeNotFoundError):
+        return "That challenge no longer exists."
+    if isinstance(exc, GameEndedError):
+        return "This game is already over."
+    if isinstance(exc, DeadlinePassedError):
+        return "Too late: the deadline has passed and the game is lost on time."
+    if isinstance(exc, GameMovedOnError):
+        return (
+            "The game has moved on: someone acted first. Look at the board (/board) and try again."
+        )
+    if isinstance(exc, RequestNotPendingError):
+        return _sentence(str(exc))
+    if isinstance(exc, (RefusedError, ConflictError, NotFoundError)):
+        return _sentence(str(exc))
+    return None
+
+
+def unexpected(exc: BaseException, context: str) -> str:
+    """Log `exc` with a traceback and return the apology shown to the player."""
+    error_id = secrets.token_hex(4)
+    log.error("unexpected error %s in %s", error_id, context, exc_info=exc)
+    return (
+        f"Sorry, something went wrong on our side (error `{error_id}`). "
+        "Your game is safe; please try again in a moment."
+    )
+
+
+def reply_for(exc: BaseException, context: str) -> str:
+    return refusal(exc) or unexpected(exc, context)

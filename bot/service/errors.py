@@ -1,0 +1,43 @@
+"""Refusals of the service layer: things a player asked for that cannot be done.
+
+Each carries a message written for the player (what was wrong and what to do). Rules errors
+(`rules.errors.RulesError`) and storage refusals keep their own classes; `bot.replies` turns
+all three families into replies in one place.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """A refusal with a message meant for the player who asked."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class NoGameHereError(ServiceError):
+    def __init__(self) -> None:
+        super().__init__(
+            "There is no game in this channel. Use the command in a game's thread, "
+            "or give the game number (see /games)."
+        )
+
+
+class NotPlayingError(ServiceError):
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"You are not playing in game #{game_id}; only its two players can act.")
+
+
+class NotYourTurnError(ServiceError):
+    def __init__(self, game_id: int, opponent_name: str) -> None:
+        super().__init__(f"It is not your turn in game #{game_id}: {opponent_name} is to move.")
+
+
+class GameFinishedError(ServiceError):
+    def __init__(self, game_id: int, how: str) -> None:
+        super().__init__(f"Game #{game_id} is over ({how}).")
+
+
+class BadRequestError(ServiceError):
+    """Anything else the player typed that we cannot act on; the message says why."""

@@ -1,0 +1,647 @@
+"""Challenges and games: everything a player does, without Discord.
+
+Every action loads the game row from storage, checks who may act, computes with the rules
+engine and writes through storage's guarded calls (a move is appended only at the ply the
+player saw). A per-game lock serialises actions inside this process; storage's guards
+serialise processes. Pictures are rendered in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Sequence
+
+from bot.service.clock import Clock
+from bot.service.engine import (
+    GameCache,
+    load,
+    replay,
+    storage_outcome,
+    suggest,
+    variant_info,
+)
+from bot.service.errors import (
+    BadRequestError,
+    GameFinishedError,
+    NoGameHereError,
+    NotPlayingError,
+    NotYourTurnError,
+)
+from bot.service.models import (
+    ChallengeView,
+    EndResult,
+    GameSummary,
+    GameView,
+    MoveResult,
+    OfferView,
+    Picture,
+    RecordFile,
+    Scene,
+    Suggestion,
+    UserRef,
+    VariantInfo,
+)
+from bot.service.pictures import Pictures
+from bot.service.ratings import RatingService
+from rules.errors import RulesError, UnknownVariantError
+from rules.game import Game as RulesGame
+from rules.outcome import Outcome as RulesOutcome
+from rules.outcome import Termination as RulesTermination
+from rules.record import format_record, ply_label
+from rules.variant import Variant, normalize_name, resolve_variant_id
+from storage import Storage
+from storage.errors import GameMovedOnError, GameNotFoundError, RequestAlreadyPendingError
+from storage.models import (
+    DAY,
+    ChallengeStatus,
+    Color,
+    ColorChoice,
+    Game,
+    NewChallenge,
+    NewMove,
+    RatingChange,
+    Termination,
+)
+from storage.models import (
+    Clock as StorageClock,
+)
+
+ALLOWED_DAYS = (1, 2, 3, 5, 7, 10, 14)
+RECENT_MOVES = 6
+
+
+class GameService:
+    """The one object the cogs talk to for challenges and games."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        clock: Clock,
+        pictures: Pictures | None = None,
+        ratings: RatingService | None = None,
+        cache_size: int = 512,
+    ) -> None:
+        self.storage = storage
+        self.clock = clock
+        self.pictures = pictures
+        self.ratings = ratings or RatingService(storage, clock)
+        self.cache = GameCache(cache_size)
+        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    # ------------------------------------------------------------------ people
+
+    async def seen(self, user: UserRef) -> None:
+        """Remember a player's display name (shown in embeds and records)."""
+        await self.storage.players.upsert(user.id, user.name, self.clock.now())
+
+    async def name_of(self, user_id: int) -> str:
+        player = await self.storage.players.find(user_id)
+        if player is not None and player.display_name:
+            return player.display_name
+        return f"player {user_id}"
+
+    # ------------------------------------------------------------------ variants
+
+    @staticmethod
+    def resolve_variant(text: str, options_text: str = "") -> Variant:
+        """The variant a player named (id, name, `id+option`), with options; refusals say
+        what exists."""
+        try:
+            variant_id, options = resolve_variant_id(text)
+            extra = [normalize_name(o) for o in options_text.replace("+", ",").split(",")]
+            return load(variant_id, sorted({*options, *(o for o in extra if o)}))
+        except UnknownVariantError as exc:
+            raise BadRequestError(f"{exc}. Try /variants for the list.") from None
+
+    # ------------------------------------------------------------------ challenges
+
+    async def create_challenge(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        challenger: UserRef,
+        variant: str,
+        opponent: UserRef | None = None,
+        color: str = "random",
+        days_per_move: int | None = None,
+        rated: bool = True,
+        options: str = "",
+        bank: bool = False,
+    ) -> ChallengeView:
+        """A challenge addressed to `opponent`, or open to the channel without one."""
+        if opponent is not None and opponent.id == challenger.id:
+            raise BadRequestError(
+                "You cannot challenge yourself. Leave out the opponent to post an open challenge."
+            )
+        if opponent is not None and opponent.bot:
+            raise BadRequestError(
+                f"{opponent.name} is a bot and cannot play. Challenge a person, or anyone."
+            )
+        v = self.resolve_variant(variant, options)
+        try:
+            color_choice = ColorChoice(color.lower())
+        except ValueError:
+            raise BadRequestError("The colour must be white, black or random.") from None
+        settings = await self.storage.guilds.get(guild_id)
+        if (
+            settings.challenge_channel_id is not None
+            and settings.challenge_channel_id != channel_id
+        ):
+            raise BadRequestError(
+                f"Challenges go in <#{settings.challenge_channel_id}> on this server."
+            )
+        if rated and not settings.rated_allowed:
+            raise BadRequestError("Rated games are switched off on this server; use rated: False.")
+        clock = self._clock_for(days_per_move, settings.default_move_seconds, bank)
+        now = self.clock.now()
+        await self.seen(challenger)
+        if opponent is not None:
+            await self.seen(opponent)
+        challenge = await self.storage.challenges.create(
+            NewChallenge(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                challenger_id=challenger.id,
+                opponent_id=opponent.id if opponent else None,
+                variant_id=v.id,
+                options=tuple(sorted(v.options)),
+                color=color_choice,
+                clock=clock,
+                rated=rated,
+                ttl_seconds=settings.challenge_ttl_seconds,
+            ),
+            now,
+        )
+        scene = Scene(RulesGame(v).position, 0)
+        return ChallengeView(
+            challenge, variant_info(v), challenger.name, opponent.name if opponent else None, scene
+        )
+
+    @staticmethod
+    def _clock_for(days: int | None, default_seconds: int | None, bank: bool) -> StorageClock:
+        if days is None:
+            seconds = default_seconds
+        elif days == 0:
+            seconds = None
+        elif days in ALLOWED_DAYS:
+            seconds = days * DAY
+        else:
+            allowed = ", ".join(str(d) for d in ALLOWED_DAYS)
+            raise BadRequestError(f"Days per move must be one of {allowed}, or 0 for no clock.")
+        if seconds is None:
+            return StorageClock.untimed()
+        return StorageClock(seconds, 2 * seconds if bank else 0)
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        await self.storage.challenges.set_message(challenge_id, message_id)
+
+    async def challenge_view(self, challenge_id: int) -> ChallengeView:
+        c = await self.storage.challenges.get(challenge_id)
+        v = load(c.variant_id, c.options)
+        opponent = await self.name_of(c.opponent_id) if c.opponent_id else None
+        return ChallengeView(
+            c, variant_info(v), await self.name_of(c.challenger_id), opponent, None
+        )
+
+    async def accept_challenge(self, challenge_id: int, user: UserRef) -> GameView:
+        """`user` takes the challenge: the game starts (its thread is the cog's business)."""
+        if user.bot:
+            raise BadRequestError("Bots cannot play.")
+        await self.seen(user)
+        c = await self.storage.challenges.get(challenge_id)
+        v = load(c.variant_id, c.options)
+        start = RulesGame(v)
+        _, game = await self.storage.challenges.accept(
+            challenge_id, user.id, self.clock.now(), start_position=start.position_text
+        )
+        self.cache.put(game.id, start)
+        return await self._view(game, start)
+
+    async def decline_challenge(self, challenge_id: int, user: UserRef) -> ChallengeView:
+        """The addressee declines, or the challenger withdraws (anyone else is refused)."""
+        c = await self.storage.challenges.get(challenge_id)
+        now = self.clock.now()
+        if user.id == c.challenger_id:
+            c = await self.storage.challenges.cancel(challenge_id, user.id, now)
+        else:
+            c = await self.storage.challenges.decline(challenge_id, user.id, now)
+        view = await self.challenge_view(c.id)
+        return view
+
+    async def attach_thread(self, game_id: int, thread_id: int) -> Game:
+        return await self.storage.games.set_thread(game_id, thread_id)
+
+    async def games_without_thread(self) -> list[Game]:
+        return await self.storage.games.list_without_thread()
+
+    # ------------------------------------------------------------------ finding games
+
+    async def find(self, channel_id: int, game_id: int | None = None) -> Game:
+        """The game named by id, or the one played in this channel (its thread)."""
+        if game_id is not None:
+            try:
+                return await self.storage.games.get(game_id)
+            except GameNotFoundError:
+                raise BadRequestError(f"There is no game #{game_id}.") from None
+        game = await self.storage.games.find_by_thread(channel_id)
+        if game is None:
+            raise NoGameHereError()
+        return game
+
+    async def _rules(self, game: Game) -> RulesGame:
+        cached = self.cache.get(game.id, game.ply_count)
+        if cached is not None:
+            return cached
+        current, moves = await self.storage.games.get_with_moves(game.id, verify=False)
+        if current.ply_count != game.ply_count:
+            # Someone (another process) acted between our two reads.
+            raise GameMovedOnError(game.id, game.ply_count, current.ply_count)
+        rebuilt = await asyncio.to_thread(
+            replay, game.variant_id, game.options, [m.coordinate for m in moves]
+        )
+        self.cache.put(game.id, rebuilt)
+        return rebuilt
+
+    async def _participant(self, game: Game, user_id: int) -> Color:
+        color = game.color_of(user_id)
+        if color is None:
+            raise NotPlayingError(game.id)
+        return color
+
+    async def _check_turn(self, game: Game, user_id: int) -> None:
+        if not game.is_active:
+            raise GameFinishedError(game.id, self._ending(game))
+        color = await self._participant(game, user_id)
+        if color is not game.turn:
+            raise NotYourTurnError(game.id, await self.name_of(game.player_id(game.turn)))
+
+    @staticmethod
+    def _ending(game: Game) -> str:
+        """How the game ended, in the result words of game records (spec §4.8)."""
+        if game.end_detail:
+            return game.end_detail
+        if game.result is None:
+            return "aborted"
+        winner = {"1-0": 0, "0-1": 1}.get(game.result.value)
+        termination = {
+            Termination.RESIGNATION: RulesTermination.RESIGNATION,
+            Termination.TIMEOUT: RulesTermination.TIME,
+            Termination.AGREEMENT: RulesTermination.AGREEMENT,
+        }.get(game.termination or Termination.ADJUDICATION)
+        if termination is None:
+            return (
+                {0: "white wins", 1: "black wins"}.get(winner or -1, "draw")
+                if winner is not None
+                else "draw"
+            )
+        return RulesOutcome(termination, winner).result_text
+
+    # ------------------------------------------------------------------ moves
+
+    async def play(
+        self, *, channel_id: int, user: UserRef, text: str, game_id: int | None = None
+    ) -> MoveResult:
+        """Validate and play the move `text` for `user`; refusals say why."""
+        game = await self.find(channel_id, game_id)
+        await self._check_turn(game, user.id)
+        async with self._locks[game.id]:
+            game = await self.storage.games.get(game.id)
+            await self._check_turn(game, user.id)
+            rules_game = await self._rules(game)
+            played = rules_game.play(text)
+            outcome = rules_game.outcome()
+            new = NewMove(
+                notation=played.notation,
+                coordinate=played.coordinates,
+                position_hash=played.position_hash,
+                position_text=rules_game.position_text,
+                turn_after=Color.WHITE if rules_game.side_to_move == 0 else Color.BLACK,
+                outcome=storage_outcome(outcome) if outcome else None,
+            )
+            try:
+                appended = await self.storage.games.append_move(
+                    game.id, user.id, game.ply_count, new, self.clock.now()
+                )
+            except BaseException:
+                self.cache.drop(game.id)
+                raise
+            changes = await self._after_end(appended.game)
+            view = await self._view(appended.game, rules_game, last_move=played.notation)
+        return MoveResult(view, played.notation, changes)
+
+    async def suggest_moves(
+        self, *, channel_id: int, user_id: int, typed: str, game_id: int | None = None
+    ) -> list[Suggestion]:
+        """Autocomplete: the caller's legal moves matching what they typed (at most 25)."""
+        try:
+            game = await self.find(channel_id, game_id)
+        except (BadRequestError, NoGameHereError):
+            return []
+        if not game.is_active or game.color_of(user_id) is not game.turn:
+            return []
+        rules_game = await self._rules(game)
+        return suggest(self.cache.legal_moves(game.id, rules_game), typed)
+
+    async def board(
+        self,
+        *,
+        channel_id: int,
+        user_id: int,
+        own_side: bool = False,
+        game_id: int | None = None,
+    ) -> GameView:
+        game = await self.find(channel_id, game_id)
+        rules_game = await self._rules(game)
+        perspective = None
+        color = game.color_of(user_id)
+        if own_side and color is not None:
+            perspective = 0 if color is Color.WHITE else 1
+        return await self._view(game, rules_game, perspective=perspective)
+
+    async def moves_from(
+        self, *, channel_id: int, user_id: int, square: str, game_id: int | None = None
+    ) -> tuple[GameView, list[str]]:
+        """The picture with the legal destinations of the piece on `square` marked."""
+        game = await self.find(channel_id, game_id)
+        rules_game = await self._rules(game)
+        geo = rules_game.variant.geometry
+        sq = geo.parse(square.strip().lower())
+        if sq is None:
+            raise BadRequestError(f"{square.strip()!r} is not a square: {geo.square_hint()}.")
+        pos = rules_game.position
+        piece = pos.piece_at(sq)
+        if piece is None:
+            raise BadRequestError(f"There is no piece on {geo.name(sq)}.")
+        moves = [
+            m
+            for m in self.cache.legal_moves(game.id, rules_game)
+            if m.move.origin is not None and geo.index(m.move.origin.file, m.move.origin.rank) == sq
+        ]
+        targets = sorted({geo.index(m.move.target.file, m.move.target.rank) for m in moves})
+        captures = [t for t in targets if pos.board[t]]
+        quiet = [t for t in targets if not pos.board[t]]
+        color = game.color_of(user_id)
+        perspective = (0 if color is Color.WHITE else 1) if color is not None else None
+        view = await self._view(
+            game,
+            rules_game,
+            perspective=perspective,
+            highlights=quiet,
+            captures=captures,
+            selected=sq,
+        )
+        return view, [m.notation for m in moves]
+
+    # ------------------------------------------------------------------ endings and offers
+
+    async def resign(
+        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+    ) -> EndResult:
+        game = await self.find(channel_id, game_id)
+        await self._participant(game, user.id)
+        if not game.is_active:
+            raise GameFinishedError(game.id, self._ending(game))
+        async with self._locks[game.id]:
+            ended = await self.storage.games.resign(game.id, user.id, self.clock.now())
+        return await self._ended(ended)
+
+    async def abort(
+        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+    ) -> EndResult:
+        game = await self.find(channel_id, game_id)
+        await self._participant(game, user.id)
+        if not game.is_active:
+            raise GameFinishedError(game.id, self._ending(game))
+        async with self._locks[game.id]:
+            ended = await self.storage.games.abort(game.id, user.id, self.clock.now())
+        return await self._ended(ended)
+
+    async def offer_draw(
+        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+    ) -> OfferView | EndResult:
+        """Offer a draw; if the opponent's offer is already waiting, this accepts it."""
+        game = await self.find(channel_id, game_id)
+        await self._participant(game, user.id)
+        if not game.is_active:
+            raise GameFinishedError(game.id, self._ending(game))
+        pending = await self.storage.draws.pending(game.id)
+        if pending is not None and pending.offered_by != user.id:
+            return await self.answer_draw(pending.id, user, accept=True)
+        if pending is not None:
+            raise BadRequestError("Your draw offer is already waiting for an answer.")
+        try:
+            offer = await self.storage.draws.offer(game.id, user.id, self.clock.now())
+        except RequestAlreadyPendingError:
+            raise BadRequestError("A draw offer is already waiting for an answer.") from None
+        return OfferView(game, offer=offer, by_name=user.name, to_id=game.opponent_of(user.id))
+
+    async def answer_draw(
+        self, offer_id: int, user: UserRef, *, accept: bool
+    ) -> OfferView | EndResult:
+        offer = await self.storage.draws.get(offer_id)
+        game = await self.storage.games.get(offer.game_id)
+        await self._participant(game, user.id)
+        if accept:
+            if user.id == offer.offered_by:
+                raise BadRequestError("You cannot accept your own draw offer.")
+            async with self._locks[game.id]:
+                ended = await self.storage.draws.accept(offer_id, user.id, self.clock.now())
+            return await self._ended(ended)
+        declined = await self.storage.draws.decline(offer_id, user.id, self.clock.now())
+        return OfferView(game, offer=declined, by_name=user.name, to_id=offer.offered_by)
+
+    async def request_takeback(
+        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+    ) -> OfferView:
+        """Ask to take back your last move (and the opponent's reply, if they made one)."""
+        game = await self.find(channel_id, game_id)
+        color = await self._participant(game, user.id)
+        if not game.is_active:
+            raise GameFinishedError(game.id, self._ending(game))
+        moves = await self.storage.games.moves(game.id)
+        mine = [m for m in moves if m.color is color]
+        if not mine:
+            raise BadRequestError("You have not made a move yet, so there is nothing to take back.")
+        plies = len(moves) - mine[-1].ply + 1
+        if plies > 2:
+            raise BadRequestError("Only your last move (and the reply to it) can be taken back.")
+        try:
+            request = await self.storage.takebacks.request(
+                game.id, user.id, plies, self.clock.now()
+            )
+        except RequestAlreadyPendingError:
+            raise BadRequestError("A takeback request is already waiting for an answer.") from None
+        return OfferView(game, takeback=request, by_name=user.name, to_id=game.opponent_of(user.id))
+
+    async def answer_takeback(
+        self, request_id: int, user: UserRef, *, accept: bool
+    ) -> GameView | OfferView:
+        request = await self.storage.takebacks.get(request_id)
+        game = await self.storage.games.get(request.game_id)
+        await self._participant(game, user.id)
+        if not accept:
+            declined = await self.storage.takebacks.decline(request_id, user.id, self.clock.now())
+            return OfferView(game, takeback=declined, by_name=user.name, to_id=request.requested_by)
+        if user.id == request.requested_by:
+            raise BadRequestError("Your opponent must answer your takeback request.")
+        async with self._locks[game.id]:
+            moves = await self.storage.games.moves(game.id)
+            keep = [m.coordinate for m in moves[: max(0, len(moves) - request.plies)]]
+            rebuilt = await asyncio.to_thread(replay, game.variant_id, game.options, keep)
+            self.cache.drop(game.id)
+            updated = await self.storage.takebacks.accept(
+                request_id, user.id, rebuilt.position_text, self.clock.now()
+            )
+            self.cache.put(game.id, rebuilt)
+        return await self._view(updated, rebuilt)
+
+    async def _ended(self, game: Game) -> EndResult:
+        changes = await self._after_end(game)
+        rules_game = await self._rules(game)
+        return EndResult(await self._view(game, rules_game), changes)
+
+    async def _after_end(self, game: Game) -> tuple[RatingChange, ...]:
+        """Rating updates when a rated game has just finished."""
+        if game.is_active or not game.rated or game.result is None:
+            return ()
+        return await self.ratings.apply(game)
+
+    # ------------------------------------------------------------------ listings and records
+
+    async def my_games(self, user_id: int) -> list[GameSummary]:
+        out = []
+        for g in await self.storage.games.list_active(user_id):
+            opponent = g.opponent_of(user_id)
+            color = g.color_of(user_id)
+            out.append(
+                GameSummary(
+                    g,
+                    load(g.variant_id, g.options).name,
+                    opponent,
+                    await self.name_of(opponent),
+                    g.to_move_id == user_id,
+                    color.value if color else "",
+                )
+            )
+        return out
+
+    async def history(self, *, channel_id: int, game_id: int | None = None) -> RecordFile:
+        """The game record (spec §6) with names, date and the current position text."""
+        game = await self.find(channel_id, game_id)
+        rules_game = await self._rules(game)
+        white, black = await self.name_of(game.white_id), await self.name_of(game.black_id)
+        date = dt.datetime.fromtimestamp(game.created_at, dt.UTC).date().isoformat()
+        result = None
+        if not game.is_active:
+            result = game.end_detail or self._ending(game)
+        text = format_record(
+            rules_game,
+            {"white": white, "black": black, "date": date, "source": f"Fairy Post game #{game.id}"},
+            result=result,
+        )
+        text += f"# position: {rules_game.position_text}\n"
+        name = f"fairypost-{game.id}-{game.variant_id}.txt"
+        return RecordFile(name, text)
+
+    # ------------------------------------------------------------------ views
+
+    async def render(self, scene: Scene) -> Picture:
+        """Draw a scene in a worker thread (rendering must never block the event loop)."""
+        if self.pictures is None:
+            raise BadRequestError("Pictures are not available.")
+        pictures = self.pictures
+        return await asyncio.to_thread(
+            pictures.board,
+            scene.position,
+            perspective=scene.perspective,
+            last_move=scene.last_move,
+            highlights=scene.highlights,
+            captures=scene.captures,
+            selected=scene.selected,
+        )
+
+    async def render_piece(
+        self, variant_id: str, options: tuple[str, ...], piece_id: str
+    ) -> Picture:
+        """The piece diagram (for /piece), drawn in a worker thread."""
+        if self.pictures is None:
+            raise BadRequestError("Pictures are not available.")
+        return await asyncio.to_thread(self.pictures.piece, variant_id, options, piece_id)
+
+    async def view(self, game_id: int, *, perspective: int | None = None) -> GameView:
+        game = await self.storage.games.get(game_id)
+        return await self._view(game, await self._rules(game), perspective=perspective)
+
+    async def _view(
+        self,
+        game: Game,
+        rules_game: RulesGame,
+        *,
+        perspective: int | None = None,
+        last_move: str | None = None,
+        highlights: Sequence[int] = (),
+        captures: Sequence[int] = (),
+        selected: int | None = None,
+    ) -> GameView:
+        if perspective is None:
+            perspective = rules_game.side_to_move if game.is_active else 0
+        scene = Scene(
+            rules_game.position.copy(),
+            perspective,
+            rules_game.history[-1].move if rules_game.history else None,
+            tuple(highlights),
+            tuple(captures),
+            selected,
+        )
+        in_check = game.is_active and rules_game.is_check()
+        return GameView(
+            game=game,
+            variant=variant_info(rules_game.variant),
+            white_name=await self.name_of(game.white_id),
+            black_name=await self.name_of(game.black_id),
+            status=self._status(game, rules_game, in_check),
+            recent_moves=recent_moves(rules_game),
+            scene=scene,
+            last_move=last_move
+            or (rules_game.history[-1].notation if rules_game.history else None),
+            in_check=in_check,
+        )
+
+    def _status(self, game: Game, rules_game: RulesGame, in_check: bool) -> str:
+        if not game.is_active:
+            return _capital(self._ending(game))
+        side = "White" if game.turn is Color.WHITE else "Black"
+        if rules_game.position.placing:
+            return f"{side} to place a reserve piece"
+        if rules_game.variant.goal == "royal-capture":
+            return f"{side} to move" + (" — the royal piece is attacked!" if in_check else "")
+        return f"{side} to move" + (" — check!" if in_check else "")
+
+
+def recent_moves(rules_game: RulesGame, count: int = RECENT_MOVES) -> tuple[str, ...]:
+    """The last plies as numbered lines (`12. Hi2-g4`, `12... f6xe5 e.p.`)."""
+    history = rules_game.history
+    start = max(0, len(history) - count)
+    variant = rules_game.variant
+    return tuple(
+        f"{ply_label(variant, i)} {history[i].notation}" for i in range(start, len(history))
+    )
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def challenge_is_open(view: ChallengeView) -> bool:
+    return view.challenge.status is ChallengeStatus.OPEN
+
+
+def describe(info: VariantInfo) -> str:
+    return f"{info.name} ({info.size})"
+
+
+__all__ = ["GameService", "RulesError"]

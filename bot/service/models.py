@@ -1,0 +1,157 @@
+"""Plain values the service hands to the cogs (and to tests): nothing from discord.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules.moves import Move
+from rules.position import Position
+from storage.models import Challenge, DrawOffer, Game, RatingChange, TakebackRequest
+
+
+@dataclass(frozen=True, slots=True)
+class UserRef:
+    """Who is acting, as the cog saw them."""
+
+    id: int
+    name: str
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    png: bytes
+    width: int
+    height: int
+    filename: str = "board.png"
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """What a picture shows: a private copy of the position and the marks on it. Views
+    carry a scene; the cog has it drawn (`GameService.render`) after acknowledging the
+    interaction, so a refusal never waits for a picture."""
+
+    position: Position
+    perspective: int
+    last_move: Move | None = None
+    highlights: tuple[int, ...] = ()
+    captures: tuple[int, ...] = ()
+    selected: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VariantInfo:
+    id: str
+    name: str
+    description: str
+    files: int
+    ranks: int
+    status: str
+    inventor: str
+    options: tuple[tuple[str, str], ...]  # (name, description)
+
+    @property
+    def size(self) -> str:
+        return f"{self.files}×{self.ranks}"
+
+
+@dataclass(frozen=True, slots=True)
+class PieceInfo:
+    letters: str
+    name: str
+    id: str
+    movement: str  # a one-line description for legends
+
+
+@dataclass(frozen=True, slots=True)
+class RulesView:
+    variant: VariantInfo
+    pieces: tuple[PieceInfo, ...]
+    summary: tuple[str, ...]  # rule lines: castling, promotion, end of game, decisions
+    scene: Scene
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeView:
+    challenge: Challenge
+    variant: VariantInfo
+    challenger_name: str
+    opponent_name: str | None
+    scene: Scene | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """A game as players see it after any action."""
+
+    game: Game
+    variant: VariantInfo
+    white_name: str
+    black_name: str
+    status: str
+    recent_moves: tuple[str, ...]
+    scene: Scene
+    last_move: str | None = None
+    in_check: bool = False
+
+    @property
+    def finished(self) -> bool:
+        return not self.game.is_active
+
+    @property
+    def to_move_id(self) -> int | None:
+        return self.game.to_move_id if self.game.is_active else None
+
+    def name_of(self, user_id: int) -> str:
+        return self.white_name if user_id == self.game.white_id else self.black_name
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    view: GameView
+    notation: str
+    rating_changes: tuple[RatingChange, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EndResult:
+    """A game ended by resignation, agreement, abort or timeout."""
+
+    view: GameView
+    rating_changes: tuple[RatingChange, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OfferView:
+    """A draw offer or takeback request waiting for the opponent's answer."""
+
+    game: Game
+    offer: DrawOffer | None = None
+    takeback: TakebackRequest | None = None
+    by_name: str = ""
+    to_id: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """One autocomplete choice: `name` is shown, `value` is sent back."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    game: Game
+    variant_name: str
+    opponent_id: int
+    opponent_name: str
+    my_turn: bool
+    color: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFile:
+    filename: str
+    text: str

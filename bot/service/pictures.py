@@ -1,0 +1,68 @@
+"""Board pictures for the service: a narrow protocol over the renderer, run in threads."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.service.models import Picture
+from rules.moves import Move
+from rules.position import Position
+
+
+class Pictures(Protocol):
+    """Draws positions; called from a worker thread with a private copy of the position."""
+
+    def board(
+        self,
+        position: Position,
+        *,
+        perspective: int,
+        last_move: Move | None,
+        highlights: tuple[int, ...],
+        captures: tuple[int, ...],
+        selected: int | None,
+    ) -> Picture: ...
+
+    def piece(self, variant_id: str, options: tuple[str, ...], piece_id: str) -> Picture: ...
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+class RendererPictures:
+    """`Pictures` drawn by `renderer` (imported on first use: the bot starts without it)."""
+
+    def board(
+        self,
+        position: Position,
+        *,
+        perspective: int,
+        last_move: Move | None,
+        highlights: tuple[int, ...],
+        captures: tuple[int, ...],
+        selected: int | None,
+    ) -> Picture:
+        from renderer import render_position
+
+        png = render_position(
+            position,
+            perspective=perspective,
+            last_move=last_move,
+            highlights=highlights,
+            captures=captures,
+            selected=selected,
+        )
+        width, height = png_size(png)
+        return Picture(png, width, height)
+
+    def piece(self, variant_id: str, options: tuple[str, ...], piece_id: str) -> Picture:
+        from renderer import render_piece
+        from rules.variant import load_variant
+
+        png = render_piece(load_variant(variant_id, options), piece_id)
+        width, height = png_size(png)
+        return Picture(png, width, height, filename="board.png")

@@ -1,0 +1,1 @@
+"""Discord presentation: embeds, buttons and the small text helpers they share."""

@@ -1,0 +1,138 @@
+"""Embeds built from the service's views: what players read beside the board picture."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.service.models import ChallengeView, GameSummary, GameView, RulesView, VariantInfo
+from bot.ui.format import clip, days, deadline, mention
+from storage.models import ChallengeStatus, Color, RatingChange
+
+GREEN = discord.Colour.from_rgb(84, 139, 84)
+GOLD = discord.Colour.from_rgb(196, 160, 64)
+GREY = discord.Colour.from_rgb(120, 120, 120)
+RED = discord.Colour.from_rgb(190, 70, 60)
+IMAGE = "attachment://board.png"
+
+
+def challenge_embed(view: ChallengeView, *, with_image: bool = True) -> discord.Embed:
+    c = view.challenge
+    v = view.variant
+    who = f"**{view.challenger_name}** challenges " + (
+        f"**{view.opponent_name}**" if view.opponent_name else "anyone in this channel"
+    )
+    colour_text = {"white": "plays White", "black": "plays Black", "random": "colours at random"}
+    embed = discord.Embed(
+        title=f"{v.name} — challenge #{c.id}",
+        description=f"{who}.\n*{clip(v.description, 300)}*",
+        colour=GOLD if c.status is ChallengeStatus.OPEN else GREY,
+    )
+    embed.add_field(name="Board", value=v.size)
+    embed.add_field(name="Clock", value=days(c.clock.move_seconds))
+    embed.add_field(name="Rated", value="yes" if c.rated else "no (casual)")
+    embed.add_field(name="Colours", value=f"the challenger {colour_text[c.color.value]}")
+    if c.options:
+        embed.add_field(name="Options", value=", ".join(c.options))
+    if c.status is ChallengeStatus.OPEN:
+        embed.add_field(name="Expires", value=deadline(c.expires_at), inline=False)
+    else:
+        embed.add_field(name="Status", value=c.status.value, inline=False)
+    if v.status != "documented":
+        embed.set_footer(text="The starting array of this variant is reconstructed (see /rules).")
+    if with_image:
+        embed.set_image(url=IMAGE)
+    return embed
+
+
+def game_title(view: GameView) -> str:
+    return f"{view.variant.name} · {view.white_name} vs {view.black_name} · game #{view.game.id}"
+
+
+def game_embed(
+    view: GameView, *, headline: str | None = None, with_image: bool = True
+) -> discord.Embed:
+    g = view.game
+    colour = RED if view.in_check else GREEN if g.is_active else GREY
+    embed = discord.Embed(title=clip(game_title(view), 256), colour=colour)
+    lines = []
+    if headline:
+        lines.append(headline)
+    lines.append(f"**{view.status}**")
+    if g.is_active:
+        if g.clock_paused:
+            lines.append("⏸ Clock stopped: the player to move is on vacation.")
+        elif g.deadline_at is not None:
+            lines.append(f"Deadline: {deadline(g.deadline_at)}")
+    embed.description = "\n".join(lines)
+    if view.recent_moves:
+        embed.add_field(name="Last moves", value="\n".join(view.recent_moves), inline=False)
+    embed.add_field(name="White", value=view.white_name)
+    embed.add_field(name="Black", value=view.black_name)
+    if with_image:
+        embed.set_image(url=IMAGE)
+    return embed
+
+
+def rating_lines(changes: tuple[RatingChange, ...], names: dict[int, str]) -> str:
+    return "\n".join(
+        f"{names.get(c.user_id, c.user_id)}: {c.rating_before:.0f} → {c.rating_after:.0f} "
+        f"({c.delta:+.0f})"
+        for c in changes
+    )
+
+
+def games_embed(user_name: str, games: list[GameSummary]) -> discord.Embed:
+    embed = discord.Embed(title=f"Games of {user_name}", colour=GREEN)
+    if not games:
+        embed.description = "No game in progress. Start one with /challenge."
+        return embed
+    lines = []
+    for s in games[:20]:
+        g = s.game
+        where = f"<#{g.thread_id}>" if g.thread_id else f"game #{g.id}"
+        turn = "**your turn**" if s.my_turn else f"{s.opponent_name} to move"
+        clock = f", {deadline(g.deadline_at)}" if g.deadline_at else ""
+        lines.append(f"{where} · {s.variant_name} vs {s.opponent_name} ({s.color}) · {turn}{clock}")
+    embed.description = clip("\n".join(lines), 4096)
+    if len(games) > 20:
+        embed.set_footer(text=f"and {len(games) - 20} more")
+    return embed
+
+
+def variants_embed(infos: list[VariantInfo]) -> discord.Embed:
+    embed = discord.Embed(title="Variants", colour=GREEN)
+    lines = [f"**{v.name}** (`{v.id}`, {v.size}) — {clip(v.description, 90)}" for v in infos]
+    embed.description = clip("\n".join(lines), 4096)
+    embed.set_footer(text="/rules VARIANT for the rules and the pieces, /challenge VARIANT to play")
+    return embed
+
+
+def rules_embed(view: RulesView) -> discord.Embed:
+    v = view.variant
+    embed = discord.Embed(
+        title=f"{v.name} ({v.size})", description=clip(v.description, 4096), colour=GREEN
+    )
+    if v.inventor:
+        embed.add_field(name="Inventor", value=v.inventor, inline=False)
+    legend = "\n".join(f"`{p.letters:>2}` {p.name} — {p.movement}" for p in view.pieces)
+    embed.add_field(name="Pieces", value=clip(legend, 1024), inline=False)
+    if view.summary:
+        embed.add_field(name="Rules", value=clip("\n".join(view.summary), 1024), inline=False)
+    if v.options:
+        embed.add_field(
+            name="Options",
+            value=clip("\n".join(f"`{n}`: {d}" for n, d in v.options), 1024),
+            inline=False,
+        )
+    embed.set_image(url=IMAGE)
+    return embed
+
+
+def to_move_mention(view: GameView) -> str:
+    if not view.game.is_active:
+        return f"{mention(view.game.white_id)} {mention(view.game.black_id)}"
+    return mention(view.game.player_id(view.game.turn))
+
+
+def color_name(color: Color) -> str:
+    return "White" if color is Color.WHITE else "Black"
