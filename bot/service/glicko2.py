@@ -39,6 +39,8 @@ def _e(mu: float, mu_j: float, phi_j: float) -> float:
 
 def inactive(player: Glicko, periods: int) -> Glicko:
     """The deviation after `periods` rating periods without games (step 6 of the paper)."""
+    if periods <= 0:
+        return player
     phi = player.deviation / SCALE
     for _ in range(max(0, periods)):
         phi = math.sqrt(phi * phi + player.volatility * player.volatility)
