@@ -15,7 +15,12 @@ from bot.config import ConfigError, load_settings, read_dotenv
 def test_missing_token_exits_2_with_guidance(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD", "FAIRYPOST"))}
     result = subprocess.run(
-        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 2
     assert "DISCORD_TOKEN" in result.stderr
@@ -27,7 +32,8 @@ def test_missing_token_exits_2_with_guidance(tmp_path: Path) -> None:
 def test_environment_overrides_dotenv(tmp_path: Path) -> None:
     dotenv = tmp_path / ".env"
     dotenv.write_text(
-        '# comment\nDISCORD_TOKEN="from-file"\nFAIRYPOST_DB=x.db\nexport FAIRYPOST_LOG_LEVEL=debug\n'
+        '# comment\nDISCORD_TOKEN="from-file"\nFAIRYPOST_DB=x.db\n'
+        "export FAIRYPOST_LOG_LEVEL=debug\n"
     )
     settings = load_settings({"DISCORD_TOKEN": "from-env"}, dotenv)
     assert settings.token == "from-env"

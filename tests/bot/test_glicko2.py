@@ -45,8 +45,8 @@ def test_deviation_grows_with_inactivity_and_is_capped() -> None:
 
 
 def test_bat_stalemate_scores_three_fifths() -> None:
-    from storage.models import Color, Game, GameStatus, Result, Termination
     from storage.models import Clock as StorageClock
+    from storage.models import Color, Game, GameStatus, Result, Termination
 
     game = Game(
         1, None, 1, 1, None, None, "leaping-bat", (), 10, 11, True, GameStatus.FINISHED,

@@ -116,7 +116,7 @@ async def test_move_refusals(service: GameService) -> None:
     await start_game(service, "chess")
     with pytest.raises(ServiceError, match="not playing in game"):
         await service.play(channel_id=THREAD, user=EVE, text="e2e4")
-    with pytest.raises(ServiceError, match="not your turn in game .*Ann is to move"):
+    with pytest.raises(ServiceError, match=r"not your turn in game .*Ann is to move"):
         await service.play(channel_id=THREAD, user=BOB, text="e7e5")
     with pytest.raises(IllegalMoveError, match="cannot move from e2 to e5"):
         await service.play(channel_id=THREAD, user=ANN, text="e2e5")
@@ -221,7 +221,7 @@ async def test_autocomplete_lists_legal_moves_by_prefix(service: GameService) ->
 
 async def test_moves_from_a_square(service: GameService) -> None:
     await start_game(service, "chess")
-    view, moves = await service.moves_from(channel_id=THREAD, user_id=ANN.id, square="g1")
+    _view, moves = await service.moves_from(channel_id=THREAD, user_id=ANN.id, square="g1")
     assert moves == ["Ng1-f3", "Ng1-h3"]
     with pytest.raises(ServiceError, match="no piece on e4"):
         await service.moves_from(channel_id=THREAD, user_id=ANN.id, square="e4")
