@@ -41,6 +41,7 @@ class Challenges(commands.Cog):
         days_per_move="Time for each move (the server's default when empty)",
         rated="Whether the game changes ratings",
         options="Variant options, comma-separated (e.g. fixed-king for Patricia)",
+        bank="Carry unused time over to later moves (up to two moves' worth)",
     )
     @app_commands.choices(
         color=[
@@ -60,6 +61,7 @@ class Challenges(commands.Cog):
         days_per_move: int | None = None,
         rated: bool = True,
         options: str = "",
+        bank: bool = False,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         service = self.bot.service
@@ -73,6 +75,7 @@ class Challenges(commands.Cog):
             days_per_move=days_per_move,
             rated=rated,
             options=options,
+            bank=bank,
         )
         await interaction.response.defer(thinking=True)
         assert view.scene is not None
