@@ -34,6 +34,7 @@ _DROP_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}})(?P<sep>[*@])(?P<target>{_SQ})
 _SWAP_RE = re.compile(
     rf"(?P<kl>[A-Z]{{1,2}})?(?P<king>{_SQ})<>(?P<pl>[A-Z]{{1,2}})?(?P<prince>{_SQ})"
 )
+_SHORT_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}})?[-x:]?(?P<target>{_SQ})[+#!?]*")
 _LOWER_RE = re.compile(rf"[a-z]{{1,2}}(?={_SQ}[-x:]?{_SQ})")
 _MARKS_RE = re.compile(r"(?P<body>.*?)(?P<marks>[+#!?]*)")
 
@@ -258,9 +259,38 @@ def _parse_body(pos: Position, raw: str, body: str, lt: Letters) -> int:
             raw,
             f"piece letters are uppercase: write {lower.group(0).upper()}, not {lower.group(0)}",
         )
+    if m := _SHORT_RE.fullmatch(body):
+        raise InvalidMoveError(
+            raw, _short_form_hint(pos, m.group("letters"), m.group("target"), lt)
+        )
     raise InvalidMoveError(
         raw,
         "expected a move like e2-e4, Ng1-f3, e7xd8Q, O-O or e2e4 (origin square, then destination)",
+    )
+
+
+def _short_form_hint(pos: Position, letters: str | None, target_name: str, lt: Letters) -> str:
+    """For `e4` or `Nf3`: moves here are written with their origin; say which ones fit."""
+    t = pos.t
+    target = t.geo.parse(target_name)
+    if target is None:
+        return f"{target_name} is not a square: {t.geo.square_hint()}"
+    fits = []
+    for c in pos.legal_codes():
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        if (c >> 8) & 0xFF != target or kind in (DROP, PLACE):
+            continue
+        piece_letters = lt.of(t.type_ids[pos.board[c & 0xFF] >> 1])
+        if (letters or "") == piece_letters:
+            fits.append(format_code(pos, c, letters=lt, marks=False))
+    fits = list(dict.fromkeys(fits))
+    if len(fits) == 1:
+        return f"write the origin square too: {fits[0]}"
+    if fits:
+        return f"write the origin square too; several moves go to {target_name}: {', '.join(fits)}"
+    return (
+        "write moves with their origin square, like e2-e4 or Ng1-f3; "
+        f"none of yours goes to {target_name}"
     )
 
 
@@ -429,6 +459,11 @@ def _explain_castling(pos: Position, high: bool, dest: int | None) -> str:
         return "the squares between the King and the Rook must be empty"
     if pos.is_check():
         return "you cannot castle while your King is in check"
+    if v.fast_castling:
+        # Fast castling jumps over attacked squares; only the destination must be safe.
+        if dest is not None:
+            return f"the King may not castle to {geo.name(dest)}: that square is attacked"
+        return "the King may not castle to an attacked square"
     return "the King may not pass over or land on an attacked square when castling"
 
 

@@ -55,6 +55,7 @@ class _Undo(NamedTuple):
     fullmove: int
     side: int
     hash: int
+    keyed: bool  # a repetition key was recorded for the position after the move
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,15 +111,13 @@ class Position:
         self.hands: list[list[int]] = [[0] * ncodes, [0] * ncodes]
         self.reserve: list[list[int]] = [[], []]  # reserve codes not yet placed
         self.gates: list[dict[int, int]] = [{}, {}]  # square -> code waiting behind it
-        self.once: list[bool] = [bool(self._has_once(0)), bool(self._has_once(1))]
+        has_once = any(p.once_per_game and p.royal for p in variant.pieces)
+        self.once: list[bool] = [has_once, has_once]
         self.hash = 0
         self._stack: list[_Undo] = []
         self._keys: list[int] = []
 
     # ------------------------------------------------------------------ construction
-
-    def _has_once(self, color: int) -> bool:
-        return any(p.once_per_game and p.royal for p in self.variant.pieces)
 
     @classmethod
     def start(cls, variant: Variant | str, options: tuple[str, ...] = ()) -> Position:
@@ -498,8 +497,11 @@ class Position:
 
     def legal_codes(self) -> list[int]:
         """Every legal move of the side to move, as integer codes."""
+        if self.variant.goal == "royal-capture":
+            # The game ends the moment a royal piece is captured: no ply follows.
+            return self.pseudo_codes() if self.kings[self.side] >= 0 else []
         pseudo = self.pseudo_codes()
-        if self.placing or self.variant.goal == "royal-capture":
+        if self.placing:
             return pseudo
         side = self.side
         king = self.kings[side]
@@ -779,6 +781,7 @@ class Position:
                 self.fullmove,
                 side,
                 self.hash,
+                keep_key,
             )
         )
         # En passant right, counters, side to move.
@@ -839,7 +842,8 @@ class Position:
         """A capture's side effects: the piece goes to the captor's hand (Patricia) and a
         reserve piece waiting behind `d` is lost (Florea). Returns the new hash."""
         t = self.t
-        if t.variant.captures_to_hand:
+        if t.variant.captures_to_hand and not t.royal[cap]:
+            # The royal piece is never held: its capture ends the game (patricia.md §6).
             hcode = t.hand_type[cap]
             hand = self.hands[side]
             n = hand[hcode]
@@ -905,8 +909,8 @@ class Position:
         self.side = u.side
         self.hash = u.hash
         self.ply -= 1
-        if len(self._keys) > self.ply + 1:
-            del self._keys[self.ply + 1 :]
+        if u.keyed:
+            self._keys.pop()
         return u.code
 
     # ------------------------------------------------------------------ repetition keys

@@ -195,6 +195,16 @@ def _check_result(record: GameRecord, game: Game) -> None:
         )
 
 
+def ply_label(variant: Variant, index: int) -> str:
+    """The move-number prefix of the ply at `index` (0-based) of a game from the start:
+    `12.` for White, `12...` for Black, `0.`/`0...` for Florea's placements."""
+    placements = len(variant.reserve)
+    if index < 2 * placements:
+        return "0." if index < placements else "0..."
+    index -= 2 * placements
+    return f"{index // 2 + 1}{'.' if index % 2 == 0 else '...'}"
+
+
 def format_record(
     game: Game, headers: dict[str, str] | None = None, result: str | None = None
 ) -> str:
@@ -213,12 +223,6 @@ def format_record(
         for p in sorted(v.pieces, key=lambda p: (p.letters == "", p.letters))
     )
     lines.append(f"# piece letters: {legend}")
-    number, color = (0, 0) if v.reserve else (1, 0)
-    replay = Game(v)
-    for played in game.history:
-        pos = replay.position
-        number = 0 if pos.placing else pos.fullmove
-        color = pos.side
-        lines.append(f"{number}{'.' if color == 0 else '...'} {played.notation}")
-        replay.play_move(played.move)
+    for index, played in enumerate(game.history):
+        lines.append(f"{ply_label(v, index)} {played.notation}")
     return "\n".join(lines) + "\n"

@@ -66,7 +66,9 @@ def test_castling_forms() -> None:
     ("moves", "text", "error", "fragment"),
     [
         ((), "", InvalidMoveError, "empty move"),
-        ((), "e4", InvalidMoveError, "origin square, then destination"),
+        ((), "e4", InvalidMoveError, "write the origin square too: e2-e4"),
+        ((), "Nd4", InvalidMoveError, "none of yours goes to d4"),
+        ((), "e2 e4", InvalidMoveError, "origin square, then destination"),
         ((), "i2i4", InvalidMoveError, "i2 is not a square"),
         ((), "ng1f3", InvalidMoveError, "write N, not n"),
         ((), "e3e4", IllegalMoveError, "there is no piece on e3"),
