@@ -359,7 +359,21 @@ def _check_consistency(pos: Position) -> None:
             raise PositionTextError(
                 "the side that has just moved is in check: no legal game reaches this position"
             )
+    if pos.placing:
+        # florea.md §4: White places both reserve pieces, then Black places both.
+        placer = 0 if pos.reserve[0] else 1
+        if pos.side != placer or (placer == 0 and pos.gates[1]):
+            raise PositionTextError(
+                "reserve: White places both reserve pieces, then Black places his; "
+                f"this is {('White', 'Black')[placer]}'s placement"
+            )
     for color in (0, 1):
+        owned = [t.type_ids[c >> 1] for c in (*pos.reserve[color], *pos.gates[color].values())]
+        if any(owned.count(pid) > v.reserve.count(pid) for pid in owned):
+            owner = ("White", "Black")[color]
+            raise PositionTextError(
+                f"reserve and gates: {owner} has more reserve pieces than {v.name} gives"
+            )
         for sq in pos.gates[color]:
             p = pos.board[sq]
             back = 0 if color == 0 else geo.ranks - 1
