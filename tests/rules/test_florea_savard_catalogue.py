@@ -590,6 +590,45 @@ def test_griffin_needs_three_steps_to_move_but_captures_at_any_step() -> None:
     assert bat_moves(pieces) == griffin | moves_from("p1", "o1", "o2", "p2")
 
 
+def test_bat_pawns_double_step_from_both_rows_only_before_moving() -> None:
+    pieces = {"f2": "P", "g2": "P", "g3": "n", "h5": "p", "a1": "K", "p12": "k"}
+    text = board("leaping-bat", pieces, rest="- - 0 1 once:-")
+    game = Game.from_position_text("leaping-bat", text)
+    assert legal(game.position) == {"f2f3", "f2f4", "f2g3"} | moves_from("a1", "a2", "b1", "b2")
+    game.play("f2xg3")  # onto a rank-3 Pawn square, but this Pawn has moved
+    assert game.position_text.endswith(" once:- moved:g3")
+    game.play("Kp12-p11")
+    assert {m for m in legal(game.position) if m.startswith("g")} == {"g3g4"}
+    # A rank-3 Pawn that never moved double-steps, and is taken en passant.
+    pieces = {"g3": "P", "h5": "p", "a1": "K", "p12": "k"}
+    game = Game.from_position_text("leaping-bat", board("leaping-bat", pieces, rest="- - 0 1"))
+    game.play("g3-g5")
+    assert game.position_text.endswith(" b - g4 0 1 once:wb")
+    assert game.play("h5xg4 e.p.").notation == "h5xg4 e.p."
+
+
+PROMOTIONS = {
+    "frog-manticore": "Q R B N FR M FA",
+    "frog-gryphon": "Q R B N FR G FA",
+    "hannibal-manticore": "Q R B N E M FA",
+    "hannibal-gryphon": "Q R B N E G FA",
+    "waffle-manticore": "Q R B N W M FA",
+    "waffle-gryphon": "Q R B N W G FA",
+    "leaping-bat": "Q R B N BA T GI C NR RH D GR M WK W F A",
+    "missing-bat-zebra": "Q R B N Z T GI C RH D GR M WK W F A",
+    "missing-bat-nightrider": "Q R B N NR T GI C RH D GR M WK W F A",
+}
+
+
+@pytest.mark.parametrize("variant", ALL)
+def test_promotion_to_the_pieces_of_the_game(variant: str) -> None:
+    last = 12 if variant in BAT else 9
+    pieces = {f"b{last - 1}": "P", "p1" if variant in BAT else "j1": "K", "a3": "k"}
+    pos = at(variant, pieces, rest="- - 0 1" + (" once:-" if variant in BAT else ""))
+    promotions = {m for m in legal(pos) if m.startswith(f"b{last - 1}")}
+    assert promotions == {f"b{last - 1}b{last}{x}" for x in PROMOTIONS[variant].split()}
+
+
 # ------------------------------------------------------------------ Savard's King
 
 
