@@ -1,8 +1,9 @@
 """Florea's six gating games and Savard's three Bat Chess forms (spec: florea.md, savard.md).
 
 Every mechanism is checked on a position built for it, with its complete list of legal moves
-(worked out by hand from the spec, square by square); perft against the independent
-reference generator; the sample game records; and random playouts in all nine variants.
+(worked out by hand from the spec, square by square, and compared with the independent
+reference generator's); perft against that generator; the sample game records; and random
+playouts in all nine variants.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from rules.perft import perft
 from rules.position import Position
 from rules.postext import format_position, parse_position
 from rules.record import format_record, read_record, replay_record
-from tests.rules.reference import reference_perft
+from tests.rules.reference import reference_moves, reference_perft
 
 FLOREA = (
     "frog-manticore",
@@ -63,9 +64,11 @@ def board(variant: str, pieces: dict[str, str], side: str = "w", rest: str = "- 
 
 
 def legal(pos: Position) -> set[str]:
-    """Every legal move in coordinates (`e2e4`, `FA@c1`, `O-O(g1)`), checked to be distinct."""
+    """Every legal move in coordinates (`e2e4`, `FA@c1`, `O-O(g1)`), checked to be distinct
+    and to be the reference generator's list too."""
     out = [coordinates(pos, c) for c in pos.legal_codes()]
     assert len(out) == len(set(out)), "a move is listed twice"
+    assert set(out) == reference_moves(pos.variant.id, text=format_position(pos))
     return set(out)
 
 
@@ -286,6 +289,7 @@ def test_gating_on_a_normal_move() -> None:
     game.play("b2-b4")  # opens the Falcon's path b2-a3 to a4
     game.play("a6-a5")
     assert game.play("FAb1-a4").notation == "FAb1-a4"
+    assert game.position_text.endswith(" b KQkq - 1 3 gates:G@j1,fa@b9,g@j9")
 
 
 def test_gating_suffix_is_optional_on_input_but_must_be_right() -> None:
@@ -431,7 +435,7 @@ def test_fast_castling_destination_is_tested_without_the_king() -> None:
 @pytest.mark.parametrize(
     ("pieces", "rights", "castles"),
     [
-        # In check from the Rook on f9's file: no castling at all.
+        # In check from the Rook on f8: no castling at all.
         ({"a1": "R", "f1": "K", "j1": "R", "f8": "r", "h9": "k"}, "KQ", set()),
         # The a-Rook has moved (no Q right): only O-O.
         ({"a1": "R", "f1": "K", "j1": "R", "f9": "k"}, "K", {"O-O(g1)", "O-O(h1)", "O-O(i1)"}),
