@@ -1,0 +1,5 @@
+import sys
+
+from renderer.cli import main
+
+sys.exit(main())

@@ -1,0 +1,168 @@
+"""`python -m renderer`: board pictures, piece diagrams and legends from the command line.
+
+    python -m renderer board chess out.png --moves e2e4 e7e5 --perspective black
+    python -m renderer piece bigorra Eagle eagle.png
+    python -m renderer legend bigorra legend.png
+    python -m renderer themes
+
+Variants are named as `python -m rules` names them: by id (`heavy-shako`), by name
+(`"Heavy Shako"`), with options after `+` (`patricia+fixed-king`). `--moves` takes moves in
+any accepted form. Bad input prints one line on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from renderer.diagram import render_piece
+from renderer.from_rules import destinations, find_piece, render_game
+from renderer.legend import render_legend
+from renderer.theme import ThemeError, load_theme, theme_names
+from rules.errors import MoveError, RulesError
+from rules.game import Game
+from rules.variant import load_variant, resolve_variant_id
+
+USER_ERROR = 2
+
+
+class UserError(Exception):
+    """Bad input from the command line: reported in one line, exit status 2."""
+
+
+def _game(variant: str, moves: Sequence[str]) -> Game:
+    variant_id, options = resolve_variant_id(variant)
+    game = Game.new(variant_id, options)
+    for i, text in enumerate(moves, start=1):
+        try:
+            game.play(text, check_marks=False)
+        except MoveError as exc:
+            raise UserError(f"--moves, move {i} ({text!r}): {exc}") from None
+    return game
+
+
+def _perspective(text: str) -> int:
+    t = text.strip().lower()
+    if t in ("white", "w", "0"):
+        return 0
+    if t in ("black", "b", "1"):
+        return 1
+    raise argparse.ArgumentTypeError(f"{text!r}: expected white or black")
+
+
+def _write(path: str, data: bytes) -> None:
+    out = Path(path)
+    if out.suffix.lower() != ".png":
+        raise UserError(f"{path}: the output file must end in .png")
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"{path}: {len(data) // 1024 + 1} KB")
+
+
+def cmd_board(args: argparse.Namespace) -> int:
+    load_theme(args.theme)
+    game = _game(args.variant, args.moves)
+    highlights: list[int] = []
+    captures: list[int] = []
+    if args.select:
+        try:
+            highlights, captures = destinations(game.position, args.select)
+        except ValueError as exc:
+            raise UserError(f"--select: {exc}") from None
+    png = render_game(
+        game,
+        perspective=args.perspective,
+        highlights=highlights,
+        captures=captures,
+        coordinates=not args.no_coordinates,
+        theme=args.theme,
+    )
+    _write(args.out, png)
+    return 0
+
+
+def cmd_piece(args: argparse.Namespace) -> int:
+    load_theme(args.theme)
+    variant_id, options = resolve_variant_id(args.variant)
+    variant = load_variant(variant_id, options)
+    try:
+        piece = find_piece(variant, args.piece)
+    except KeyError as exc:
+        raise UserError(str(exc.args[0])) from None
+    _write(args.out, render_piece(variant, piece.id, color=args.color, theme=args.theme))
+    return 0
+
+
+def cmd_legend(args: argparse.Namespace) -> int:
+    load_theme(args.theme)
+    variant_id, options = resolve_variant_id(args.variant)
+    _write(args.out, render_legend(load_variant(variant_id, options), theme=args.theme))
+    return 0
+
+
+def cmd_themes(_args: argparse.Namespace) -> int:
+    for name in theme_names():
+        print(f"{name}: {load_theme(name).description}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m renderer",
+        description="Board pictures, piece diagrams and piece legends as PNG files.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def theme_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--theme", default="default", help=f"one of {', '.join(theme_names())}")
+
+    board = sub.add_parser("board", help="the position after some moves")
+    board.add_argument("variant", help="variant id or name, options after '+'")
+    board.add_argument("out", help="the PNG file to write")
+    board.add_argument("--moves", nargs="*", default=[], help="moves in any accepted form")
+    board.add_argument(
+        "--perspective", type=_perspective, default=0, help="white (default) or black at the bottom"
+    )
+    board.add_argument("--select", help="mark the moves of the piece on this square")
+    board.add_argument("--no-coordinates", action="store_true", help="no file letters and ranks")
+    theme_option(board)
+    board.set_defaults(func=cmd_board)
+
+    piece = sub.add_parser("piece", help="one piece's moves on a small board")
+    piece.add_argument("variant", help="variant id or name")
+    piece.add_argument("piece", help="piece id, letters or name")
+    piece.add_argument("out", help="the PNG file to write")
+    piece.add_argument(
+        "--color", type=_perspective, default=0, help="white (default) or black piece"
+    )
+    theme_option(piece)
+    piece.set_defaults(func=cmd_piece)
+
+    legend = sub.add_parser("legend", help="every piece of a variant with letters and name")
+    legend.add_argument("variant", help="variant id or name")
+    legend.add_argument("out", help="the PNG file to write")
+    theme_option(legend)
+    legend.set_defaults(func=cmd_legend)
+
+    themes = sub.add_parser("themes", help="list the themes")
+    themes.set_defaults(func=cmd_themes)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.func(args)
+        return result
+    except (UserError, RulesError, ThemeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USER_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Piece diagrams and legends."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderer import find_piece, piece_legend, render_legend, render_piece
+from renderer.diagram import board_size, diagram_data
+from rules.tables import CAPTURE, MOVE
+from rules.variant import PieceType, load_variant, variant_ids
+from tests.renderer.conftest import decode
+
+BOTH = MOVE | CAPTURE
+
+
+def _piece(variant_id: str, text: str) -> PieceType:
+    return find_piece(load_variant(variant_id), text)
+
+
+def _at(n: int, dx: int, dy: int) -> int:
+    return (n // 2 + dy) * n + n // 2 + dx
+
+
+def _distinct_pieces() -> list[tuple[str, str]]:
+    seen = set()
+    out = []
+    for vid in variant_ids():
+        for p in load_variant(vid).pieces:
+            key = (p.components, p.once_per_game)
+            if key not in seen:
+                seen.add(key)
+                out.append((vid, p.id))
+    return out
+
+
+@pytest.mark.parametrize(("variant_id", "piece_id"), _distinct_pieces())
+def test_every_piece_has_a_diagram(variant_id: str, piece_id: str) -> None:
+    img = decode(render_piece(variant_id, piece_id))
+    assert 480 <= img.width <= 1000 and img.height <= 1000
+    data = diagram_data(load_variant(variant_id).piece(piece_id))
+    assert data.marks, "a piece with no move on an empty board"
+
+
+def test_cannon_captures_over_a_screen() -> None:
+    p = _piece("bigorra", "Cannon")
+    n = board_size(p)
+    data = diagram_data(p)
+    assert data.screens == {_at(n, 2, 0), _at(n, -2, 0), _at(n, 0, 2), _at(n, 0, -2)}
+    assert data.marks[_at(n, 1, 0)] == MOVE
+    assert data.marks[_at(n, 3, 0)] == CAPTURE
+    assert _at(n, 2, 0) not in data.marks
+    assert _at(n, 1, 1) not in data.marks
+
+
+def test_pawn_moves_captures_and_double_step() -> None:
+    p = _piece("chess", "pawn")
+    n = board_size(p)
+    data = diagram_data(p)
+    assert data.marks[_at(n, 0, 1)] == MOVE
+    assert data.marks[_at(n, 1, 1)] == CAPTURE and data.marks[_at(n, -1, 1)] == CAPTURE
+    assert data.marks[_at(n, 0, 2)] == MOVE and _at(n, 0, 2) in data.faded
+    black = diagram_data(p, color=1)
+    assert black.marks[_at(n, 0, -1)] == MOVE
+
+
+def test_bent_rider_paths() -> None:
+    p = _piece("bigorra", "G")  # the Eagle
+    n = board_size(p)
+    data = diagram_data(p)
+    assert data.marks[_at(n, 1, 1)] == BOTH
+    assert data.marks[_at(n, 1, 4)] == BOTH and data.marks[_at(n, 4, 1)] == BOTH
+    assert _at(n, 2, 2) not in data.marks and _at(n, 1, 0) not in data.marks
+    assert len(data.paths) == 8
+    griffin = diagram_data(_piece("leaping-bat", "GR"))
+    m = board_size(_piece("leaping-bat", "GR"))
+    assert griffin.marks[_at(m, 1, 1)] == CAPTURE  # Savard's minimum step rule
+    assert griffin.marks[_at(m, 1, 3)] == BOTH
+
+
+def test_long_leapers_and_multi_path_pieces() -> None:
+    bat = _piece("leaping-bat", "BA")
+    assert board_size(bat) == 17
+    data = diagram_data(bat)
+    assert data.marks[_at(17, 1, 8)] == BOTH and data.marks[_at(17, -7, -4)] == BOTH
+    falcon = diagram_data(_piece("frog-gryphon", "FA"))
+    assert len(falcon.marks) == 16 and len(falcon.paths) == 48
+    king = diagram_data(_piece("leaping-bat", "K"))  # the once-per-game knight move
+    n = board_size(_piece("leaping-bat", "K"))
+    assert _at(n, 1, 2) in king.faded and _at(n, 1, 1) not in king.faded
+
+
+def test_find_piece() -> None:
+    v = load_variant("bigorra")
+    assert find_piece(v, "eagle").id == "gryphon"
+    assert find_piece(v, "G").id == "gryphon"
+    assert find_piece(v, "gryphon").id == "gryphon"
+    assert find_piece(v, "sq").id == "squirrel"
+    assert find_piece(v, "Pawn").id == "pawn"
+    with pytest.raises(KeyError, match="no piece 'dragon' in Bigorra"):
+        find_piece(v, "dragon")
+
+
+@pytest.mark.parametrize("variant_id", variant_ids())
+def test_every_variant_has_a_legend(variant_id: str) -> None:
+    v = load_variant(variant_id)
+    legend = piece_legend(v)
+    assert [e.piece_id for e in legend] == [p.id for p in v.pieces]
+    assert all(e.label for e in legend)
+    img = decode(render_legend(v))
+    assert img.width <= 1000 and img.height <= 1100
