@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from renderer.board import Square as SquareRef
 from renderer.board import render_board
 from renderer.glyphs import figure_for, glyph_of_piece
 from renderer.view import BoardView, HandPiece, PieceSprite
@@ -19,8 +20,6 @@ from rules.geometry import Square
 from rules.moves import MoveKind
 from rules.position import Position
 from rules.variant import PieceType, Variant
-
-SquareRef = int | str
 
 
 class Auto:

@@ -183,6 +183,11 @@ class _GlyphPainter:
             self.d.line(pts, fill=self.fill, width=self.tube_in, joint="curve")
         else:
             self.d.line(pts, fill=color, width=self.line_w, joint="curve")
+        if max(abs(sx), abs(sy)) > 1 and not origin:
+            # A rider of leaps (Nightrider): a dot on each landing square along the line.
+            rad = self.r * 1.25
+            for p in pts[:-1] if ended else pts:
+                self.d.ellipse((p[0] - rad, p[1] - rad, p[0] + rad, p[1] + rad), fill=color)
         if not ended:  # a limited rider: a bar across its last square
             a, b = pts[-2], pts[-1]
             dx, dy = b[0] - a[0], b[1] - a[1]
