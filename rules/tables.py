@@ -356,6 +356,11 @@ class Tables:
         return result
 
 
+def _interned(pool: dict[frozenset[int], frozenset[int]], items: set[int]) -> frozenset[int]:
+    key = frozenset(items)
+    return pool.setdefault(key, key)
+
+
 def castling_pairs(variant: Variant) -> list[tuple[int, int]]:
     """White's (King square, Rook square) pairs that may castle, in rule order."""
     if variant.castling:
@@ -490,20 +495,27 @@ def build_tables(variant: Variant) -> Tables:
                                 limits[code] = c.range
             if is_special:
                 specials.append(code)
+        # The same attacker sets recur on every square: one shared object per distinct set
+        # (and one per ray direction) keeps the tables of the big boards tens of MB smaller.
+        shared: dict[frozenset[int], frozenset[int]] = {}
         leap_probes.append(
             [
-                tuple((o, frozenset(codes)) for o, codes in sorted(leap_map[t].items()))
+                tuple((o, _interned(shared, codes)) for o, codes in sorted(leap_map[t].items()))
                 for t in range(geo.size)
             ]
         )
+        kinds = [
+            (vector, frozenset(riders), dict(limits), frozenset(hoppers))
+            for vector, (riders, limits, hoppers) in sorted(ray_kinds.items())
+        ]
         probes_by_square: list[tuple[RayProbe, ...]] = []
         for t in range(geo.size):
             entries: list[RayProbe] = []
-            for (dx, dy), (riders, limits, hoppers) in sorted(ray_kinds.items()):
+            for (dx, dy), riders_set, limits_map, hoppers_set in kinds:
                 squares = tuple(ray_squares(geo, t, (-dx, -dy), None))
                 if not squares:
                     continue
-                entries.append((squares, frozenset(riders), dict(limits), frozenset(hoppers)))
+                entries.append((squares, riders_set, limits_map, hoppers_set))
             probes_by_square.append(tuple(entries))
         ray_probes.append(probes_by_square)
         special_codes.append(tuple(specials))
