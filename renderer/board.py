@@ -295,6 +295,7 @@ def draw_board(
     check: Square | None = None,
     highlights: Iterable[Square] = (),
     captures: Iterable[Square] = (),
+    selected: Square | None = None,
     coordinates: bool = True,
     theme: str = "default",
 ) -> Image.Image:
@@ -317,6 +318,9 @@ def draw_board(
                 _overlay(img, box, edge)
             for box in ((x0, y0 + w, x0 + w, y1 - w), (x1 - w, y0 + w, x1, y1 - w)):
                 _overlay(img, box, edge)
+    selected_sq = _resolve(view, selected)
+    if selected_sq is not None:
+        _overlay(img, lay.square_box(selected_sq), th.destination)
     check_sq = _resolve(view, check)
     if check_sq is not None:
         x0, y0, _x1, _y1 = lay.square_box(check_sq)
@@ -421,6 +425,7 @@ def render_board(
     check: Square | None = None,
     highlights: Iterable[Square] = (),
     captures: Iterable[Square] = (),
+    selected: Square | None = None,
     coordinates: bool = True,
     theme: str = "default",
 ) -> bytes:
@@ -430,7 +435,8 @@ def render_board(
     squares to tint (origin None for a drop). `check`: the square of the royal piece in
     check, marked with a red glow. `highlights`: destinations to mark, a dot on an empty
     square and corner marks on an occupied one; `captures`: squares always marked as captures
-    (en passant). Squares are indices (a1 = 0, `rank * files + file`) or names ("e4").
+    (en passant). `selected`: the square of the piece whose moves are shown, tinted in
+    the destinations' colour. Squares are indices (a1 = 0, `rank * files + file`) or names ("e4").
     `theme`: a file name of `renderer/themes/`.
     """
     img = draw_board(
@@ -440,6 +446,7 @@ def render_board(
         check=check,
         highlights=highlights,
         captures=captures,
+        selected=selected,
         coordinates=coordinates,
         theme=theme,
     )

@@ -78,6 +78,7 @@ def cmd_board(args: argparse.Namespace) -> int:
         perspective=args.perspective,
         highlights=highlights,
         captures=captures,
+        selected=args.select,
         coordinates=not args.no_coordinates,
         theme=args.theme,
     )

@@ -107,6 +107,7 @@ def render_position(
     check: SquareRef | None = None,
     highlights: Iterable[SquareRef] = (),
     captures: Iterable[SquareRef] = (),
+    selected: SquareRef | None = None,
     coordinates: bool = True,
     theme: str = "default",
 ) -> bytes:
@@ -118,6 +119,7 @@ def render_position(
         check=check,
         highlights=highlights,
         captures=captures,
+        selected=selected,
         coordinates=coordinates,
         theme=theme,
     )
@@ -150,6 +152,7 @@ def render_game(
     check: SquareRef | Auto | None = AUTO,
     highlights: Iterable[SquareRef] = (),
     captures: Iterable[SquareRef] = (),
+    selected: SquareRef | None = None,
     coordinates: bool = True,
     theme: str = "default",
 ) -> bytes:
@@ -162,6 +165,7 @@ def render_game(
         check=check_square(game.position) if isinstance(check, Auto) else check,
         highlights=highlights,
         captures=captures,
+        selected=selected,
         coordinates=coordinates,
         theme=theme,
     )

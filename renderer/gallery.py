@@ -147,6 +147,7 @@ def render_picture(picture: Picture) -> bytes:
         perspective=picture.perspective,
         highlights=highlights,
         captures=captures,
+        selected=picture.select or None,
         theme=picture.theme,
     )
 

@@ -130,6 +130,10 @@ def test_highlighted_destinations() -> None:
     corner = probe(img, lay, 35, 0.04, 0.04)
     assert near(corner, blend(LIGHT, THEME.capture), 10)
     assert near(probe(img, lay, 35, 0.5, 0.04), LIGHT, 4)  # corners only
+    # The selected piece's square is tinted, the piece kept.
+    chosen = decode(render_board(view, highlights=moves, captures=captures, selected="e4"))
+    assert near(probe(chosen, lay, 28, 0.08, 0.08), blend(LIGHT, THEME.destination), 10)
+    assert near(probe(img, lay, 28, 0.08, 0.08), LIGHT, 4)
     # Squares by name work too, and an occupied square in `highlights` is a capture.
     by_name = decode(render_board(view, highlights=["e5", "d5"]))
     assert by_name.tobytes() == img.tobytes()
