@@ -8,7 +8,8 @@ and the listing time of every variant of the catalogue.
    through `pyffish.legal_moves(variant, fen, [])`; Patchanka and Heavy Shako are defined for
    it in `fairy-stockfish-variants.ini`. The positions come from seeded random games played by
    Fairy Post (with a bias towards double steps, so that en passant shows up); both engines
-   must list the same moves in every one of them, and in every position of the two recorded
+   must list the same moves in every one of them, in a few constructed positions with
+   en passant by and of Patchanka's Soldier, and in every position of the two recorded
    games. Compared per position, not per node: pyffish re-reads the position on every call.
 3. Listing time in the start position and in a crowded middle game of every variant, in
    steady state, with the one-time cost of the first call in a fresh process (loading the
@@ -64,9 +65,9 @@ FSF_VARIANTS: dict[str, tuple[str, dict[str, str]]] = {
 }
 FSF_NAME = "Fairy-Stockfish (pyffish)"
 
-# Patchanka positions just before a Soldier's double step from the middle of the board or a
-# capture en passant by or of a Soldier (cazaux.md §1.4), the cases Fairy-Stockfish cannot
-# reach through a move list (see fairy-stockfish-variants.ini).
+# Patchanka positions and a double step that follows, giving a capture en passant by or of a
+# Soldier, or a Soldier's double step from the middle of the board (cazaux.md §1.4): cases
+# Fairy-Stockfish cannot reach through a move list (see fairy-stockfish-variants.ini).
 SOLDIER_EP = (
     ("4k5/10/3p6/10/4S5/10/10/10/10/4K5 b - - 0 1", "d8d6"),  # Soldier takes Pawn
     ("4k5/10/10/5s4/10/4P5/10/10/10/4K5 b - - 0 1", "f7f5"),  # Pawn takes Soldier
@@ -323,9 +324,9 @@ def _parse_and_list(variant_id: str, text: str) -> int:
 
 
 def crowded_position(variant_id: str, seed: int = 7) -> Position:
-    """A crowded middle game: `CROWDED_PLY` plies of seeded random play that captures only
-    when nothing else is legal one time in ten. Games that end early are replayed with the
-    next seed; after 20 tries, the longest game stands."""
+    """A crowded middle game: `CROWDED_PLY` plies of seeded random play that picks a move
+    capturing nothing nine times in ten when there is one. Games that end early are replayed
+    with the next seed; after 20 tries, the longest game stands."""
     best: Position | None = None
     for attempt in range(20):
         rng = random.Random(seed * 1000 + attempt)
