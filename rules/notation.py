@@ -551,6 +551,18 @@ def _explain(pos: Position, origin: int, target: int) -> str:
                 return "the King cannot leap out of check"
             return "the King may not leap over attacked squares"
     occupant = pos.board[target]
+    successor = pos.variant.piece(t.type_ids[piece >> 1]).succession
+    if occupant and successor and t.type_ids[occupant >> 1] == successor and occupant & 1 == side:
+        # cazaux.md §4.7: the King's succession.
+        successor_name = pos.describe(occupant).name
+        if not pos.is_check() or any(
+            (c >> KIND_SHIFT) & KIND_MASK != SWAP for c in pos.legal_codes()
+        ):
+            return (
+                f"the King may swap places with a {successor_name} only when it is in check "
+                "and has no other legal move"
+            )
+        return f"your {name} would be in check on {t_name}"
     if occupant and occupant & 1 == side:
         return f"{t_name} is occupied by your own {pos.describe(occupant).name}"
     reason = _geometric_reason(pos, piece, origin, target)
