@@ -76,8 +76,9 @@ class TimerLoop:
                 else max(0.0, min(MAX_SLEEP, due - self.service.clock.now()))
             )
             self._wake.clear()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay if delay > 0 else 0.05)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay if delay > 0 else 0.05):
+                    await self._wake.wait()
 
     async def _channel(self, channel_id: int | None) -> discord.abc.Messageable | None:
         if channel_id is None:

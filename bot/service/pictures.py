@@ -47,11 +47,19 @@ class RendererPictures:
         selected: int | None,
     ) -> Picture:
         from renderer import render_position
+        from renderer.from_rules import check_square
 
+        geo = position.variant.geometry
+        squares: tuple[int | None, int] | None = None
+        if last_move is not None:
+            origin = last_move.origin
+            target = geo.index(last_move.target.file, last_move.target.rank)
+            squares = (geo.index(origin.file, origin.rank) if origin else None, target)
         png = render_position(
             position,
             perspective=perspective,
-            last_move=last_move,
+            last_move=squares,
+            check=check_square(position),
             highlights=highlights,
             captures=captures,
             selected=selected,
@@ -65,4 +73,4 @@ class RendererPictures:
 
         png = render_piece(load_variant(variant_id, options), piece_id)
         width, height = png_size(png)
-        return Picture(png, width, height, filename="board.png")
+        return Picture(png, width, height)
