@@ -134,4 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RulesError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `... | head` closed the pipe: not an error
+        sys.stderr.close()
+        return 0
     return result
