@@ -573,7 +573,7 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
     t = pos.t
     geo = t.geo
     board = pos.board
-    sm = t.moves[piece][origin]
+    sm = t.square_moves(piece, origin)
     name = pos.describe(piece).name
     occupied = bool(board[target])
     reasons: list[str] = []

@@ -283,6 +283,8 @@ class Position:
         board = self.board
         side = code & 1
         sm = self.t.moves[code][o]
+        if sm is None:
+            sm = self.t.square_moves(code, o)
         append = out.append
         for d, c, mode in sm.leaps:
             p = board[d]
@@ -517,7 +519,7 @@ class Position:
                     out.append(c)
         else:
             risky = self._pinned(king, enemy) | t.special_lines(king, enemy)
-            hop_lines = t.hop_lines(king, enemy)
+            hop_lines = self._hop_lines(king, enemy)
             gates = self.gates[side]
             for c in pseudo:
                 if not (c >> KIND_SHIFT) & KIND_MASK:
@@ -565,6 +567,17 @@ class Position:
                 if p in riders and (not limits or limits.get(p, 1 << 30) >= dist):
                     out.add(first)
                 break
+        return out
+
+    def _hop_lines(self, king: int, enemy: int) -> set[int]:
+        """Lines from the King on which an enemy hopper stands: a piece leaving or entering
+        such a line may make or break the hopper's screen, so those moves are tested in
+        full. Our own move never brings an enemy hopper onto a line."""
+        board = self.board
+        out: set[int] = set()
+        for squares, _riders, _limits, hoppers in self.t.ray_probes[enemy][king]:
+            if hoppers and any(board[s] in hoppers for s in squares):
+                out.update(squares)
         return out
 
     def _castling_ok(self, c: int) -> bool:

@@ -257,7 +257,7 @@ class Tables:
     ntypes: int
     type_ids: tuple[str, ...]  # index -> piece id ("" at 0)
     type_index: dict[str, int]
-    moves: list[tuple[SquareMoves, ...]]
+    moves: list[list[SquareMoves | None]]  # compiled on first use: see square_moves()
     dedupe: list[bool]
     royal: list[bool]
     side_codes: tuple[tuple[int, ...], tuple[int, ...]]
@@ -296,6 +296,16 @@ class Tables:
     def code(self, piece_id: str, color: int) -> int:
         return self.type_index[piece_id] << 1 | color
 
+    def square_moves(self, code: int, o: int) -> SquareMoves:
+        """The move table of piece `code` on square `o`, compiled on first use. (Worker
+        threads may race to fill a slot: they compute the same value.)"""
+        sm = self.moves[code][o]
+        if sm is None:
+            piece = self.variant.piece(self.type_ids[code >> 1])
+            sm = compile_square(self.geo, piece.components, piece.once_per_game, code & 1, o)
+            self.moves[code][o] = sm
+        return sm
+
     def special_map(
         self, code: int, o: int
     ) -> dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]:
@@ -307,7 +317,7 @@ class Tables:
         if found is not None:
             return found
         out: dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]] = {}
-        sm = self.moves[code][o]
+        sm = self.square_moves(code, o)
         for dest, _c, mode, alts in sm.lames:
             if mode & CAPTURE:
                 out.setdefault(dest, []).append((0, alts))
@@ -336,21 +346,6 @@ class Tables:
                 for _kind, alts in self.special_map(code, o).get(king, ()):
                     for alt in alts:
                         out.update(alt)
-        result = frozenset(out)
-        self._sensitive[key] = result
-        return result
-
-    def hop_lines(self, king: int, by: int) -> frozenset[int]:
-        """Squares of the lines along which a hopper of colour `by` could reach `king`:
-        a piece leaving or entering one of them may make or break a screen."""
-        key = (king, by + 2)
-        found = self._sensitive.get(key)
-        if found is not None:
-            return found
-        out: set[int] = set()
-        for squares, _riders, _limits, hoppers in self.ray_probes[by][king]:
-            if hoppers:
-                out.update(squares)
         result = frozenset(out)
         self._sensitive[key] = result
         return result
@@ -388,7 +383,9 @@ def build_tables(variant: Variant) -> Tables:
     def key() -> int:
         return rng.getrandbits(64)
 
-    moves: list[tuple[SquareMoves, ...]] = [() for _ in range(ncodes)]
+    # Per-square tables are compiled lazily (`Tables.square_moves`): a piece visits only part
+    # of a big board, and a variant nobody plays costs nothing.
+    moves: list[list[SquareMoves | None]] = [[] for _ in range(ncodes)]
     dedupe = [False] * ncodes
     royal = [False] * ncodes
     flip = list(range(ncodes))
@@ -413,10 +410,7 @@ def build_tables(variant: Variant) -> Tables:
     for i, p in enumerate(pieces, start=1):
         for color in (0, 1):
             code = i << 1 | color
-            moves[code] = tuple(
-                compile_square(geo, p.components, p.once_per_game, color, o)
-                for o in range(geo.size)
-            )
+            moves[code] = [None] * geo.size
             dedupe[code] = needs_dedupe(p.components, p.once_per_game)
             royal[code] = p.royal
             if p.flip:

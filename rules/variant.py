@@ -284,8 +284,13 @@ def _raw(variant_id: str, chain: tuple[str, ...] = ()) -> tuple[dict[str, Any], 
 
 def variant_ids() -> tuple[str, ...]:
     """Ids of every playable variant (abstract parents excluded), in file-name order."""
+    return _ids_in(VARIANTS_DIR)
+
+
+@cache
+def _ids_in(folder: Path) -> tuple[str, ...]:
     out = []
-    for path in sorted(VARIANTS_DIR.glob("*.toml")):
+    for path in sorted(folder.glob("*.toml")):
         data = _read_toml(path)
         if not data.get("abstract"):
             out.append(path.stem)
