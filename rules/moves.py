@@ -31,11 +31,3 @@ class Move:
     target: Square
     promotion: str | None = None
     piece: str | None = None
-
-    def coordinates(self) -> str:
-        """The bare coordinate form without letters for board moves (`e2e4`, `b2b1`),
-        as the command line's `--moves` and storage use; see `rules.notation` for the
-        full form with the promotion letter."""
-        if self.origin is None:
-            return f"@{self.target.name}"
-        return f"{self.origin.name}{self.target.name}"

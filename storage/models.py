@@ -428,6 +428,10 @@ class RatingUpdate:
     volatility: float
     based_on_games: int
     """`Rating.games` of the rating the values were computed from (compare-and-set)."""
+    score: float | None = None
+    """The player's score in the game, 0 to 1, when it is not the plain 1/½/0 of the result
+    (a Bat Chess stalemate scores 3/5); it goes into the history and the win/draw/loss
+    tallies (above ½ a win, below a loss)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,8 @@ class Ratings:
             _rows.check_rating_value("a rating", update.rating, -100_000, 100_000)
             _rows.check_rating_value("a rating deviation", update.deviation, 0, 10_000)
             _rows.check_rating_value("a volatility", update.volatility, 0, 10)
+            if update.score is not None:
+                _rows.check_rating_value("a score", update.score, 0, 1)
         async with self._db.transaction() as tx:
             game = await _shared.fetch_game(tx, game_id)
             if game.status is not GameStatus.FINISHED or game.result is None:
@@ -76,10 +78,10 @@ class Ratings:
                 before = await self._fetch(tx, user_id, game.variant_id)
                 if before.games != update.based_on_games:
                     raise RatingChangedError(user_id, update.based_on_games, before.games)
-                score = game.result.score_for(color)
-                wins = before.wins + (score == 1.0)
+                score = update.score if update.score is not None else game.result.score_for(color)
+                wins = before.wins + (score > 0.5)
                 draws = before.draws + (score == 0.5)
-                losses = before.losses + (score == 0.0)
+                losses = before.losses + (score < 0.5)
                 await tx.run(
                     "INSERT INTO ratings (user_id, variant_id, rating, deviation, volatility, "
                     "games, wins, draws, losses, last_played_at, updated_at) "

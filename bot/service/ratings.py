@@ -49,10 +49,10 @@ class RatingService:
             new_b = update(b, [(w, sb)])
             updates = [
                 RatingUpdate(
-                    game.white_id, new_w.rating, new_w.deviation, new_w.volatility, white.games
+                    game.white_id, new_w.rating, new_w.deviation, new_w.volatility, white.games, sw
                 ),
                 RatingUpdate(
-                    game.black_id, new_b.rating, new_b.deviation, new_b.volatility, black.games
+                    game.black_id, new_b.rating, new_b.deviation, new_b.volatility, black.games, sb
                 ),
             ]
             try:

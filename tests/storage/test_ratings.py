@@ -157,3 +157,32 @@ async def test_history_and_leaderboard(store: Storage) -> None:
     assert [r.variant_id for r in await store.ratings.for_player(BLACK)] == ["chess", "shogi"]
     black_chess = await store.ratings.get(BLACK, "chess")
     assert (black_chess.wins, black_chess.draws, black_chess.losses) == (0, 0, 3)
+
+
+async def test_a_fractional_score_is_recorded_and_tallied(store: Storage) -> None:
+    """A Bat Chess stalemate scores 3/5 to 2/5: the history keeps it, the tallies count the
+    better score as a win."""
+    game = await decided_game(store)
+    white = await store.ratings.get(WHITE, "chess")
+    black = await store.ratings.get(BLACK, "chess")
+    ups = [
+        RatingUpdate(WHITE, 1510.0, 300.0, 0.06, white.games, score=0.6),
+        RatingUpdate(BLACK, 1490.0, 300.0, 0.06, black.games, score=0.4),
+    ]
+    w, b = (await store.ratings.apply_game(game.id, ups, T0 + 200)).changes
+    assert (w.score, b.score) == (0.6, 0.4)
+    new_white = await store.ratings.get(WHITE, "chess")
+    new_black = await store.ratings.get(BLACK, "chess")
+    assert (new_white.wins, new_white.draws, new_black.losses) == (1, 0, 1)
+
+
+async def test_a_score_outside_zero_to_one_is_refused(store: Storage) -> None:
+    game = await decided_game(store)
+    white = await store.ratings.get(WHITE, "chess")
+    black = await store.ratings.get(BLACK, "chess")
+    ups = [
+        RatingUpdate(WHITE, 1510.0, 300.0, 0.06, white.games, score=1.5),
+        RatingUpdate(BLACK, 1490.0, 300.0, 0.06, black.games, score=0.0),
+    ]
+    with pytest.raises(InvalidValueError):
+        await store.ratings.apply_game(game.id, ups, T0 + 200)
