@@ -58,8 +58,8 @@ class Ratings:
             _rows.check_rating_value("a rating", update.rating, -100_000, 100_000)
             _rows.check_rating_value("a rating deviation", update.deviation, 0, 10_000)
             _rows.check_rating_value("a volatility", update.volatility, 0, 10)
-            if update.score is not None:
-                _rows.check_rating_value("a score", update.score, 0, 1)
+            if update.score is not None and not 0.0 <= update.score <= 1.0:
+                raise InvalidValueError(f"a score {update.score!r} is out of range (0 to 1)")
         async with self._db.transaction() as tx:
             game = await _shared.fetch_game(tx, game_id)
             if game.status is not GameStatus.FINISHED or game.result is None:

@@ -28,14 +28,20 @@ class Info(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="games", description="Your games in progress (or someone else's)")
-    @app_commands.describe(user="Whose games to list (you by default)")
+    @app_commands.describe(
+        user="Whose games to list (you by default)",
+        finished="List the 20 most recently finished games, with their results",
+    )
     async def games(
-        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | None = None,
+        finished: bool = False,
     ) -> None:
         who = user or interaction.user
-        games = await self.bot.service.my_games(who.id)
+        games = await self.bot.service.my_games(who.id, finished=finished)
         await interaction.response.send_message(
-            embed=games_embed(who.display_name, games), ephemeral=user is None
+            embed=games_embed(who.display_name, games, finished=finished), ephemeral=user is None
         )
 
     @app_commands.command(name="history", description="The game record, as a file")

@@ -512,9 +512,14 @@ class GameService:
 
     # ------------------------------------------------------------------ listings and records
 
-    async def my_games(self, user_id: int) -> list[GameSummary]:
+    async def my_games(self, user_id: int, *, finished: bool = False) -> list[GameSummary]:
+        """Games in progress (yours to move first), or the 20 most recently finished."""
+        if finished:
+            games = await self.storage.games.list_recent(user_id, finished_only=True)
+        else:
+            games = await self.storage.games.list_active(user_id)
         out = []
-        for g in await self.storage.games.list_active(user_id):
+        for g in games:
             opponent = g.opponent_of(user_id)
             color = g.color_of(user_id)
             out.append(
@@ -523,8 +528,9 @@ class GameService:
                     load(g.variant_id, g.options).name,
                     opponent,
                     await self.name_of(opponent),
-                    g.to_move_id == user_id,
+                    g.is_active and g.to_move_id == user_id,
                     color.value if color else "",
+                    "" if g.is_active else self._ending(g),
                 )
             )
         return out

@@ -149,6 +149,7 @@ class GameSummary:
     opponent_name: str
     my_turn: bool
     color: str
+    ending: str = ""  # for finished games: how it ended (`black wins by checkmate`)
 
 
 @dataclass(frozen=True, slots=True)

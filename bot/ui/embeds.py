@@ -81,15 +81,27 @@ def rating_lines(changes: tuple[RatingChange, ...], names: dict[int, str]) -> st
     )
 
 
-def games_embed(user_name: str, games: list[GameSummary]) -> discord.Embed:
-    embed = discord.Embed(title=f"Games of {user_name}", colour=GREEN)
+def games_embed(
+    user_name: str, games: list[GameSummary], *, finished: bool = False
+) -> discord.Embed:
+    title = f"Finished games of {user_name}" if finished else f"Games of {user_name}"
+    embed = discord.Embed(title=title, colour=GREEN)
     if not games:
-        embed.description = "No game in progress. Start one with /challenge."
+        embed.description = (
+            "No finished game yet."
+            if finished
+            else "No game in progress. Start one with /challenge."
+        )
         return embed
     lines = []
     for s in games[:20]:
         g = s.game
         where = f"<#{g.thread_id}>" if g.thread_id else f"game #{g.id}"
+        if finished:
+            lines.append(
+                f"{where} · {s.variant_name} vs {s.opponent_name} ({s.color}) · {s.ending}"
+            )
+            continue
         turn = "**your turn**" if s.my_turn else f"{s.opponent_name} to move"
         clock = f", {deadline(g.deadline_at)}" if g.deadline_at else ""
         lines.append(f"{where} · {s.variant_name} vs {s.opponent_name} ({s.color}) · {turn}{clock}")

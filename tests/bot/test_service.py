@@ -234,3 +234,13 @@ async def test_my_games_lists_whose_turn(service: GameService) -> None:
     await start_game(service, "grand", white=BOB, black=ANN, thread=5001)
     mine = await service.my_games(ANN.id)
     assert [(g.variant_name, g.my_turn) for g in mine] == [("Chess", True), ("Grand Chess", False)]
+
+
+async def test_finished_games_list_their_results(service: GameService) -> None:
+    await start_game(service, "chess")
+    await service.resign(channel_id=THREAD, user=BOB)
+    finished = await service.my_games(ANN.id, finished=True)
+    assert [(g.variant_name, g.ending) for g in finished] == [
+        ("Chess", "white wins by resignation")
+    ]
+    assert await service.my_games(ANN.id) == []

@@ -99,6 +99,11 @@ async def test_the_recorded_patchanka_game_ends_in_checkmate(world: World, tmp_p
         assert "Black wins by checkmate" in last.text
         assert set(last.mention_ids) >= {world.alice.id, world.bob.id}
         assert_board_png(last, 10, 10)
+        # Every picture posted in the game is a real PNG of a 10x10 board.
+        pictures = fake.files(thread)
+        assert len(pictures) >= 150
+        for picture in pictures:
+            assert picture.is_png and 700 <= picture.width <= 1100
         history = await (await fake.slash(world.alice, thread, "history")).reply()
         record = history.attachments[0].data.decode()
         assert "# result: black wins by checkmate" in record and "75... Md1-e1++" in record
