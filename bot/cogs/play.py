@@ -134,14 +134,7 @@ class Play(commands.Cog):
         result = await self.bot.service.resign(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
-        await post_view(
-            self.bot,
-            interaction,
-            result.view,
-            headline=f"{interaction.user.display_name} resigned.",
-            content=ending_content(result, result.view),
-        )
-        self.bot.timers.poke()
+        await self._post_end(interaction, result, f"{interaction.user.display_name} resigned.")
 
     @app_commands.command(
         name="abort", description="Abort this game (only before both sides have moved)"
@@ -151,14 +144,9 @@ class Play(commands.Cog):
         result = await self.bot.service.abort(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
-        await post_view(
-            self.bot,
-            interaction,
-            result.view,
-            headline=f"{interaction.user.display_name} aborted the game.",
-            content=ending_content(result, result.view),
+        await self._post_end(
+            interaction, result, f"{interaction.user.display_name} aborted the game."
         )
-        self.bot.timers.poke()
 
     @app_commands.command(name="draw", description="Offer a draw (or accept your opponent's offer)")
     @app_commands.describe(game=GAME)
@@ -167,14 +155,7 @@ class Play(commands.Cog):
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
         if isinstance(outcome, EndResult):
-            await post_view(
-                self.bot,
-                interaction,
-                outcome.view,
-                headline="Draw agreed.",
-                content=ending_content(outcome, outcome.view),
-            )
-            self.bot.timers.poke()
+            await self._post_end(interaction, outcome, "Draw agreed.")
             return
         await self._post_offer(interaction, outcome, "draw")
 
@@ -189,6 +170,19 @@ class Play(commands.Cog):
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
         await self._post_offer(interaction, offer, "takeback")
+
+    async def _post_end(
+        self, interaction: discord.Interaction[Any], result: EndResult, headline: str
+    ) -> None:
+        """The final position, how the game ended and the rating changes, to both players."""
+        await post_view(
+            self.bot,
+            interaction,
+            result.view,
+            headline=headline,
+            content=ending_content(result, result.view),
+        )
+        self.bot.timers.poke()
 
     async def _post_offer(
         self, interaction: discord.Interaction[Any], offer: OfferView, kind: str

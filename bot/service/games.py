@@ -272,6 +272,16 @@ class GameService:
             raise NotPlayingError(game.id)
         return color
 
+    async def _own_active_game(
+        self, channel_id: int, user_id: int, game_id: int | None
+    ) -> tuple[Game, Color]:
+        """The game a player acts on (resign, abort, offers): theirs, and still going."""
+        game = await self.find(channel_id, game_id)
+        color = await self._participant(game, user_id)
+        if not game.is_active:
+            raise GameFinishedError(game.id, self._ending(game))
+        return game, color
+
     async def _check_turn(self, game: Game, user_id: int) -> None:
         if not game.is_active:
             raise GameFinishedError(game.id, self._ending(game))
@@ -401,10 +411,7 @@ class GameService:
     async def resign(
         self, *, channel_id: int, user: UserRef, game_id: int | None = None
     ) -> EndResult:
-        game = await self.find(channel_id, game_id)
-        await self._participant(game, user.id)
-        if not game.is_active:
-            raise GameFinishedError(game.id, self._ending(game))
+        game, _ = await self._own_active_game(channel_id, user.id, game_id)
         async with self._locks[game.id]:
             ended = await self.storage.games.resign(game.id, user.id, self.clock.now())
         return await self._ended(ended)
@@ -412,10 +419,7 @@ class GameService:
     async def abort(
         self, *, channel_id: int, user: UserRef, game_id: int | None = None
     ) -> EndResult:
-        game = await self.find(channel_id, game_id)
-        await self._participant(game, user.id)
-        if not game.is_active:
-            raise GameFinishedError(game.id, self._ending(game))
+        game, _ = await self._own_active_game(channel_id, user.id, game_id)
         async with self._locks[game.id]:
             ended = await self.storage.games.abort(game.id, user.id, self.clock.now())
         return await self._ended(ended)
@@ -424,10 +428,7 @@ class GameService:
         self, *, channel_id: int, user: UserRef, game_id: int | None = None
     ) -> OfferView | EndResult:
         """Offer a draw; if the opponent's offer is already waiting, this accepts it."""
-        game = await self.find(channel_id, game_id)
-        await self._participant(game, user.id)
-        if not game.is_active:
-            raise GameFinishedError(game.id, self._ending(game))
+        game, _ = await self._own_active_game(channel_id, user.id, game_id)
         pending = await self.storage.draws.pending(game.id)
         if pending is not None and pending.offered_by != user.id:
             return await self.answer_draw(pending.id, user, accept=True)
@@ -458,10 +459,7 @@ class GameService:
         self, *, channel_id: int, user: UserRef, game_id: int | None = None
     ) -> OfferView:
         """Ask to take back your last move (and the opponent's reply, if they made one)."""
-        game = await self.find(channel_id, game_id)
-        color = await self._participant(game, user.id)
-        if not game.is_active:
-            raise GameFinishedError(game.id, self._ending(game))
+        game, color = await self._own_active_game(channel_id, user.id, game_id)
         moves = await self.storage.games.moves(game.id)
         mine = [m for m in moves if m.color is color]
         if not mine:
