@@ -21,8 +21,8 @@ from renderer.diagram import render_piece
 from renderer.from_rules import destinations, find_piece, render_game
 from renderer.legend import render_legend
 from renderer.theme import ThemeError, load_theme, theme_names
-from rules.errors import MoveError, RulesError
-from rules.game import Game
+from rules.errors import RulesError
+from rules.game import Game, game_after
 from rules.variant import load_variant, resolve_variant_id
 
 USER_ERROR = 2
@@ -33,14 +33,10 @@ class UserError(Exception):
 
 
 def _game(variant: str, moves: Sequence[str]) -> Game:
-    variant_id, options = resolve_variant_id(variant)
-    game = Game.new(variant_id, options)
-    for i, text in enumerate(moves, start=1):
-        try:
-            game.play(text, check_marks=False)
-        except MoveError as exc:
-            raise UserError(f"--moves, move {i} ({text!r}): {exc}") from None
-    return game
+    try:
+        return game_after(variant, moves)
+    except RulesError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _perspective(text: str) -> int:

@@ -17,28 +17,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rules.errors import GameRecordError, MoveError, RulesError
-from rules.game import Game
+from rules.errors import GameRecordError, RulesError
+from rules.game import game_after
 from rules.notation import coordinates, format_code
 from rules.perft import divide, perft
 from rules.postext import piece_token
 from rules.record import read_record, replay_record
-from rules.variant import resolve_variant_id
-
-
-def _game(variant: str, moves: Sequence[str]) -> Game:
-    variant_id, options = resolve_variant_id(variant)
-    game = Game.new(variant_id, options)
-    for i, text in enumerate(moves, start=1):
-        try:
-            game.play(text, check_marks=False)
-        except MoveError as exc:
-            raise RulesError(f"--moves, move {i}: {exc}") from None
-    return game
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    game = _game(args.variant, args.moves)
+    game = game_after(args.variant, args.moves)
     pos = game.position
     if args.divide:
         total = 0
@@ -52,7 +40,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def cmd_moves(args: argparse.Namespace) -> int:
-    game = _game(args.variant, args.moves)
+    game = game_after(args.variant, args.moves)
     outcome = game.outcome()
     if outcome is not None:
         print(f"# game over: {outcome.result_text}", file=sys.stderr)
@@ -82,7 +70,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    game = _game(args.variant, args.moves)
+    game = game_after(args.variant, args.moves)
     pos = game.position
     geo = pos.t.geo
     width = 4

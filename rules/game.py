@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rules.errors import GameOverError
+from rules.errors import GameOverError, MoveError, RulesError
 from rules.moves import Move
 from rules.notation import Letters, coordinates, format_code, parse
 from rules.outcome import Outcome
 from rules.position import Position
 from rules.postext import format_position, parse_position
-from rules.variant import Variant, load_variant
+from rules.variant import Variant, load_variant, resolve_variant_id
 
 ENGINE_VERSION = "1"
 
@@ -152,6 +152,20 @@ class Game:
         self.position.pop_code()
         self._codes.pop()
         return self.history.pop()
+
+
+def game_after(variant: str, moves: Sequence[str]) -> Game:
+    """The game of `variant` (an id or name, options appended with `+`) after `moves` in
+    any accepted form: what the command lines' `VARIANT --moves ...` mean. An illegal move
+    raises `RulesError` naming its place in the list."""
+    variant_id, options = resolve_variant_id(variant)
+    game = Game.new(variant_id, options)
+    for i, text in enumerate(moves, start=1):
+        try:
+            game.play(text, check_marks=False)
+        except MoveError as exc:
+            raise RulesError(f"--moves, move {i}: {exc}") from None
+    return game
 
 
 def replay_to_text(variant_id: str, options: Sequence[str], moves: Sequence[str]) -> str:

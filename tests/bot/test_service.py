@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 
 import pytest
 
@@ -15,24 +14,16 @@ from rules.record import read_record, replay_record
 from storage.errors import GameMovedOnError, NotAddressedToYouError, OwnChallengeError
 from storage.models import DAY, Termination
 from tests.bot.conftest import ANN, BOB, CHANNEL, EVE, GUILD, ROBOT, start_game
-from tests.rules.conftest import GAMES
+from tests.rules.conftest import GAMES, record_moves
 
 THREAD = 5000
-
-
-def book_moves(name: str) -> list[str]:
-    return [
-        line.split(None, 1)[1].strip()
-        for line in (GAMES / name).read_text().splitlines()
-        if re.match(r"\d+\.", line)
-    ]
 
 
 async def test_a_whole_patchanka_game_through_the_service(service: GameService) -> None:
     game_id = await start_game(service, "patchanka")
     players = [ANN, BOB]
     result = None
-    for i, text in enumerate(book_moves("patchanka.txt")):
+    for i, text in enumerate(record_moves(GAMES / "patchanka.txt")):
         result = await service.play(channel_id=THREAD, user=players[i % 2], text=text)
         assert result.notation == text
     assert result is not None and result.view.finished

@@ -3,7 +3,6 @@ local Discord stand-in the way players use it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,17 +12,9 @@ from bot.service import ManualClock
 from tests.e2e.conftest import World
 from tests.e2e.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, run_bot
 from tests.e2e.fakediscord.harness import BotRunner
-from tests.rules.conftest import GAMES
+from tests.rules.conftest import GAMES, record_moves
 
 DAY = 86_400
-
-
-def book(name: str) -> list[str]:
-    return [
-        line.split(None, 1)[1].strip()
-        for line in (GAMES / name).read_text().splitlines()
-        if re.match(r"\d+\.", line)
-    ]
 
 
 @asynccontextmanager
@@ -91,7 +82,7 @@ async def test_the_recorded_patchanka_game_ends_in_checkmate(world: World, tmp_p
         thread, _ = await start_game(world, "patchanka", world.alice, world.bob)
         players = [world.alice, world.bob]
         last = None
-        for i, move in enumerate(book("patchanka.txt")):
+        for i, move in enumerate(record_moves(GAMES / "patchanka.txt")):
             last = await play(fake, players[i % 2], thread, move)
             assert not last.ephemeral, last.text
             assert move in last.text

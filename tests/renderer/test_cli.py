@@ -39,7 +39,7 @@ def test_piece_and_legend(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["board", "nochess", "OUT"], "unknown variant 'nochess'"),
-        (["board", "chess", "OUT", "--moves", "e2e5"], "--moves, move 1 ('e2e5')"),
+        (["board", "chess", "OUT", "--moves", "e2e5"], "--moves, move 1: 'e2e5'"),
         (["board", "chess", "OUT", "--theme", "neon"], "unknown theme 'neon'"),
         (["board", "chess", "OUT", "--select", "z9"], "--select"),
         (["piece", "bigorra", "dragon", "OUT"], "no piece 'dragon'"),
