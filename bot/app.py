@@ -6,6 +6,7 @@ import asyncio
 import logging
 import signal
 
+import aiohttp
 import discord
 
 from bot.client import FairyPost
@@ -31,6 +32,9 @@ async def serve(settings: Settings) -> int:
     except discord.PrivilegedIntentsRequired:
         log.error("Discord refused the requested intents")
         return 2
+    except (aiohttp.ClientError, OSError) as exc:
+        log.error("cannot reach Discord (%s): check the network connection and try again", exc)
+        return 1
     log.info("stopped")
     return 0
 

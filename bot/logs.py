@@ -24,9 +24,17 @@ class KeyValueFormatter(logging.Formatter):
         return line
 
 
+class _NoVoiceNotice(logging.Filter):
+    """discord.py warns that voice libraries are missing; Fairy Post never uses voice."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "voice will NOT be supported" not in record.getMessage()
+
+
 def setup_logging(level: str) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(KeyValueFormatter())
+    handler.addFilter(_NoVoiceNotice())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
