@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rules.errors import IllegalMoveError, InvalidMoveError
-from rules.geometry import Square
-from rules.moves import Move, MoveKind
+from rules.moves import Move
 from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, PLACE, SWAP, Position
 from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE
 
@@ -641,11 +640,3 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
             "and no piece is available to promote to"
         )
     return reasons[0] if reasons else None
-
-
-def square_of(pos: Position, sq: Square) -> int:
-    return pos.t.geo.index(sq.file, sq.rank)
-
-
-def kind_of(move: Move) -> MoveKind:
-    return move.kind

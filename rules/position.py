@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
 from rules.errors import RulesError
-from rules.geometry import Square
 from rules.moves import Move, MoveKind
 from rules.outcome import Outcome, Termination
 from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE, Tables, tables_for
@@ -271,10 +270,6 @@ class Position:
         sense of a rule, but still reported for the `+` mark)."""
         king = self.kings[self.side]
         return king >= 0 and self.attacked(king, self.side ^ 1)
-
-    def gives_check(self) -> bool:
-        """Alias kept for readability at call sites that have just pushed a move."""
-        return self.is_check()
 
     # ------------------------------------------------------------------ generation
 
@@ -978,11 +973,6 @@ class Position:
 
     def pop(self) -> Move:
         return self.to_move(self.pop_code())
-
-    def square_index(self, sq: Square) -> int:
-        return self.t.geo.index(sq.file, sq.rank)
-
-    # ------------------------------------------------------------------ end of game
 
     def outcome(self, legal: list[int] | None = None) -> Outcome | None:
         """The result if the game has ended by rule in this position (spec §4.7)."""

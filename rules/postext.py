@@ -382,7 +382,3 @@ def _check_consistency(pos: Position) -> None:
                 raise PositionTextError(
                     f"gates: {geo.name(sq)} is not a back-rank square of a {owner} non-royal piece"
                 )
-
-
-def start_text(variant_id: str, options: tuple[str, ...] = ()) -> str:
-    return format_position(Position.start(load_variant(variant_id, options)))

@@ -35,7 +35,3 @@ async def send_error(
             await interaction.response.send_message(text, ephemeral=True)
     except discord.HTTPException:
         log.warning("could not deliver an error reply for %s", context, exc_info=True)
-
-
-def game_id_option(game: int | None) -> int | None:
-    return game

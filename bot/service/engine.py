@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import rules
 from bot.service.models import PieceInfo, Suggestion, VariantInfo
@@ -155,13 +154,3 @@ def suggest(moves: Sequence[LegalMove], typed: str, limit: int = 25) -> list[Sug
         if len(first) >= limit:
             break
     return (first + later)[:limit]
-
-
-@dataclass(frozen=True, slots=True)
-class VariantChoice:
-    id: str
-    name: str
-
-
-def variant_choices() -> list[VariantChoice]:
-    return [VariantChoice(v, load_variant(v).name) for v in rules.variant_ids()]

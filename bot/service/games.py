@@ -41,7 +41,6 @@ from bot.service.models import (
     Scene,
     Suggestion,
     UserRef,
-    VariantInfo,
 )
 from bot.service.pictures import Pictures
 from bot.service.ratings import RatingService
@@ -55,7 +54,6 @@ from storage import Storage
 from storage.errors import GameMovedOnError, GameNotFoundError, RequestAlreadyPendingError
 from storage.models import (
     DAY,
-    ChallengeStatus,
     Color,
     ColorChoice,
     Game,
@@ -638,14 +636,6 @@ def recent_moves(rules_game: RulesGame, count: int = RECENT_MOVES) -> tuple[str,
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def challenge_is_open(view: ChallengeView) -> bool:
-    return view.challenge.status is ChallengeStatus.OPEN
-
-
-def describe(info: VariantInfo) -> str:
-    return f"{info.name} ({info.size})"
 
 
 __all__ = ["GameService", "RulesError"]

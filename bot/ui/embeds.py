@@ -6,7 +6,7 @@ import discord
 
 from bot.service.models import ChallengeView, GameSummary, GameView, RulesView, VariantInfo
 from bot.ui.format import clip, days, deadline, mention
-from storage.models import ChallengeStatus, Color, RatingChange
+from storage.models import ChallengeStatus, RatingChange
 
 GREEN = discord.Colour.from_rgb(84, 139, 84)
 GOLD = discord.Colour.from_rgb(196, 160, 64)
@@ -144,7 +144,3 @@ def to_move_mention(view: GameView) -> str:
     if not view.game.is_active:
         return f"{mention(view.game.white_id)} {mention(view.game.black_id)}"
     return mention(view.game.player_id(view.game.turn))
-
-
-def color_name(color: Color) -> str:
-    return "White" if color is Color.WHITE else "Black"
