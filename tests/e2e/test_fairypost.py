@@ -233,3 +233,28 @@ async def test_a_refused_dm_falls_back_to_the_thread(world: World, tmp_path: Pat
         clock.advance(2 * DAY)
         runner.client.timers.poke()
         await fake.wait_until(lambda: any("Reminder" in m.content for m in fake.dms(world.alice)))
+
+
+async def test_ratings_leaderboard_vacation_and_finished_games(
+    world: World, tmp_path: Path
+) -> None:
+    fake = world.fake
+    async with fairypost(fake, tmp_path / "fp.sqlite3"):
+        thread, _ = await start_game(world, "chess", world.alice, world.bob)
+        await play(fake, world.alice, thread, "e2e4")
+        await play(fake, world.bob, thread, "e7e5")
+        resigned = await (await fake.slash(world.bob, thread, "resign")).reply()
+        assert "White wins by resignation" in resigned.text and "→" in resigned.text
+        rating = await (await fake.slash(world.alice, world.lobby, "rating")).reply()
+        assert rating.ephemeral and "Chess" in rating.text and "(provisional)" in rating.text
+        board = await (
+            await fake.slash(world.carol, world.lobby, "leaderboard", variant="chess")
+        ).reply()
+        lines = [line for line in board.text.splitlines() if line[:2] in ("1.", "2.")]
+        assert "alice" in lines[0] and "bob" in lines[1]
+        finished = await (await fake.slash(world.bob, world.lobby, "games", finished=True)).reply()
+        assert "white wins by resignation" in finished.text
+        away = await (await fake.slash(world.bob, world.lobby, "vacation", action="on")).reply()
+        assert "You are on vacation" in away.content and "14.0 days" in away.content
+        back = await (await fake.slash(world.bob, world.lobby, "vacation", action="off")).reply()
+        assert "not on vacation" in back.content
