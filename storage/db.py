@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -155,11 +156,26 @@ class Database:
             log.exception("rollback failed")
 
 
+async def _enable_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> str:
+    """Switch to WAL, retrying while another process holds the lock: changing the journal
+    mode of a fresh database can fail at once with "database is locked" without waiting for
+    the busy timeout (two bots, or a backup, starting at the same moment)."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            rows = list(await conn.execute_fetchall("PRAGMA journal_mode = WAL"))
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(0.02)
+            continue
+        return str(rows[0][0]).lower() if rows else ""
+
+
 async def apply_pragmas(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:
     """The settings every connection needs: durable WAL, enforced foreign keys, patience."""
     await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-    rows = list(await conn.execute_fetchall("PRAGMA journal_mode = WAL"))
-    mode = str(rows[0][0]).lower() if rows else ""
+    mode = await _enable_wal(conn, busy_timeout_ms)
     if mode != "wal":
         raise DatabaseUnavailableError(
             f"the database cannot use write-ahead logging (journal mode stays {mode!r}); "
