@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeUser
+from localdiscord import FakeChannel, FakeDiscord, FakeGuild, FakeUser
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from bot.client import FairyPost
 from bot.service import ManualClock
+from localdiscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, run_bot
+from localdiscord.harness import BotRunner
 from tests.e2e.conftest import World
-from tests.e2e.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, run_bot
-from tests.e2e.fakediscord.harness import BotRunner
 from tests.rules.conftest import GAMES, record_moves
 
 DAY = 86_400

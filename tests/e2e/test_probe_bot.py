@@ -16,8 +16,8 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
+from localdiscord import BotRunner, FakeDiscord, run_bot
 from tests.e2e.conftest import World
-from tests.e2e.fakediscord import BotRunner, FakeDiscord, run_bot
 
 SQUARES = [f"{f}{r}" for f in "abcdefgh" for r in range(1, 9)]
 
@@ -545,7 +545,7 @@ async def test_optional_zlib_stream_compression(world: World) -> None:
 
 
 async def test_usage_errors_name_the_problem(world: World, probe: BotRunner[ProbeBot]) -> None:
-    from tests.e2e.fakediscord import FakeDiscordUsageError
+    from localdiscord import FakeDiscordUsageError
 
     fake = world.fake
     with pytest.raises(FakeDiscordUsageError, match="not registered"):

@@ -9,8 +9,8 @@ from typing import Any
 import aiohttp
 import pytest
 
+from localdiscord import FakeDiscord
 from tests.e2e.conftest import World
-from tests.e2e.fakediscord import FakeDiscord
 from tests.e2e.test_probe_bot import tiny_png
 
 

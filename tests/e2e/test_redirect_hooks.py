@@ -18,14 +18,14 @@ import discord.webhook.async_
 import pytest
 import yarl
 
-from tests.e2e.fakediscord import (
+from localdiscord import (
     PINNED_DISCORD_VERSION,
     FakeDiscord,
     RedirectHooksChanged,
     check_redirect_hooks,
     redirect_discord,
 )
-from tests.e2e.fakediscord.harness import REAL_API_BASE, REAL_GATEWAY
+from localdiscord.harness import REAL_API_BASE, REAL_GATEWAY
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def test_the_pinned_discord_py_is_installed() -> None:
     pins = [d for d in deps if d.replace(" ", "").startswith("discord.py")]
     assert pins == [f"discord.py=={PINNED_DISCORD_VERSION}"], (
         f"pyproject.toml pins {pins}, the e2e harness was checked against discord.py "
-        f"{PINNED_DISCORD_VERSION}: re-check the hooks in tests/e2e/fakediscord/harness.py "
+        f"{PINNED_DISCORD_VERSION}: re-check the hooks in localdiscord/harness.py "
         "and update PINNED_DISCORD_VERSION"
     )
     assert discord.__version__ == PINNED_DISCORD_VERSION, (

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.fakediscord.validation import (
+from localdiscord.validation import (
     check_choices,
     check_commands,
     check_components,

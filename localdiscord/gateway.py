@@ -144,5 +144,5 @@ class GatewaySession:
             self.seq += 1
             self.events.append("RESUMED")
             await conn.send(
-                {"op": DISPATCH, "t": "RESUMED", "s": self.seq, "d": {"_trace": ["fakediscord"]}}
+                {"op": DISPATCH, "t": "RESUMED", "s": self.seq, "d": {"_trace": ["localdiscord"]}}
             )

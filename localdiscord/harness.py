@@ -75,7 +75,7 @@ def check_redirect_hooks(client: discord.Client | None = None) -> None:
             "the e2e harness cannot point discord.py at the stand-in:\n  - "
             + "\n  - ".join(problems)
             + "\nRead discord/http.py, gateway.py, client.py and state.py of the installed "
-            "version and update tests/e2e/fakediscord/harness.py."
+            "version and update localdiscord/harness.py."
         )
 
 
@@ -121,7 +121,7 @@ class _RefuseDNS(aiohttp.abc.AbstractResolver):
             f"discord.py tried to reach {host}:{port}; a redirect hook did not apply",
         )
         raise OSError(
-            f"fakediscord: refusing to resolve {host!r}: requests must go to the stand-in"
+            f"localdiscord: refusing to resolve {host!r}: requests must go to the stand-in"
         )
 
     async def close(self) -> None:
@@ -136,7 +136,7 @@ class _ErrorCapture(logging.Handler):
         self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.name.startswith("fakediscord"):
+        if record.name.startswith("localdiscord"):
             return
         self.records.append(record)
         text = self.format(record)
@@ -201,7 +201,7 @@ class BotRunner(Generic[ClientT]):
                 )
             logging.getLogger().addHandler(self._capture)
             self._first_conn = len(self.fake.gateway_connections)
-            self._task = asyncio.create_task(client.start(self.fake.token), name="fakediscord-bot")
+            self._task = asyncio.create_task(client.start(self.fake.token), name="localdiscord-bot")
             await self._wait_ready()
         except BaseException:
             await self.stop()
@@ -245,7 +245,7 @@ class BotRunner(Generic[ClientT]):
                 except (TimeoutError, asyncio.CancelledError):
                     self._task.cancel()
                 except Exception:
-                    logging.getLogger("fakediscord").exception("the bot task failed")
+                    logging.getLogger("localdiscord").exception("the bot task failed")
                 self._task = None
                 # Let the stand-in see the close, so the session is ended before we return.
                 mine = self.fake.gateway_connections[self._first_conn :]

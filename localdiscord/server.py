@@ -76,7 +76,7 @@ from .validation import (
     form_errors,
 )
 
-log = logging.getLogger("fakediscord")
+log = logging.getLogger("localdiscord")
 
 API = "/api/v10"
 _MENTION_RE = re.compile(r"<@!?(\d+)>")
@@ -110,7 +110,7 @@ class Upload:
 
 
 _current_request: contextvars.ContextVar[RecordedRequest] = contextvars.ContextVar(
-    "fakediscord_request"
+    "localdiscord_request"
 )
 
 
@@ -665,7 +665,7 @@ class FakeDiscord:
         if mode == "reconnect":
             await conn.send({"op": gw.RECONNECT, "d": None, "s": None, "t": None})
         elif mode == "close":
-            self._spawn(conn.close(gw.CLOSE_UNKNOWN_ERROR, "fakediscord: forced disconnect"))
+            self._spawn(conn.close(gw.CLOSE_UNKNOWN_ERROR, "localdiscord: forced disconnect"))
         else:
             raise FakeDiscordUsageError(f"unknown disconnect mode {mode!r}")
         return session
@@ -749,7 +749,7 @@ class FakeDiscord:
             try:
                 await coro
             except Exception:
-                log.exception("fakediscord background task failed")
+                log.exception("localdiscord background task failed")
 
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)
@@ -1663,14 +1663,14 @@ class FakeDiscord:
             )
             resp = _json({"message": "404: Not Found", "code": 0}, 404)
         except Exception as exc:
-            log.exception("fakediscord handler crashed")
+            log.exception("localdiscord handler crashed")
             self.violate(
                 "fake.internal_error",
                 f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
                 request,
             )
             # 400, not 500: discord.py retries 5xx with sleeps.
-            resp = _json({"message": f"fakediscord internal error: {exc}", "code": 0}, 400)
+            resp = _json({"message": f"localdiscord internal error: {exc}", "code": 0}, 400)
         rec.status = resp.status
         self._notify()
         return resp
@@ -2451,14 +2451,14 @@ class FakeDiscord:
                 await conn.close(gw.CLOSE_INVALID_API_VERSION, "Invalid API version")
                 return ws
             if query.get("encoding", "json") != "json":
-                await conn.close(gw.CLOSE_DECODE_ERROR, "fakediscord speaks JSON only")
+                await conn.close(gw.CLOSE_DECODE_ERROR, "localdiscord speaks JSON only")
                 return ws
             await conn.send(
                 {
                     "op": gw.HELLO,
                     "d": {
                         "heartbeat_interval": self.heartbeat_interval_ms,
-                        "_trace": ["fakediscord"],
+                        "_trace": ["localdiscord"],
                     },
                     "s": None,
                     "t": None,
@@ -2549,7 +2549,7 @@ class FakeDiscord:
             "presences": [],
             "geo_ordered_rtc_regions": [],
             "guild_join_requests": [],
-            "_trace": ["fakediscord"],
+            "_trace": ["localdiscord"],
         }
         await session.dispatch("READY", ready)
         for guild in list(self.guilds.values()):
