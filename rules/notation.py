@@ -35,7 +35,9 @@ _SWAP_RE = re.compile(
 )
 _SHORT_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}})?[-x:]?(?P<target>{_SQ})[+#!?]*")
 _LOWER_RE = re.compile(rf"[a-z]{{1,2}}(?={_SQ}[-x:]?{_SQ})")
-_MARKS_RE = re.compile(r"(?P<body>.*?)(?P<marks>[+#!?]*)")
+_MARKS_RE = re.compile(r"(?P<body>.*?)(?P<marks>[+#!?]*)", re.DOTALL)
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_NAMES = {"\n": "a line break", "\r": "a line break", "\t": "a tab"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,9 +188,16 @@ def parse(
     text = text.strip()
     if not text:
         raise InvalidMoveError(raw, "empty move: write it like e2-e4, Ng1-f3 or e2e4")
+    if bad := _CONTROL_RE.search(text):
+        char = bad.group(0)
+        what = _CONTROL_NAMES.get(char, f"the control character U+{ord(char):04X}")
+        raise InvalidMoveError(
+            raw, f"a move is one line of plain text, but this one contains {what}"
+        )
     lt = _letters(pos, letters)
     m = _MARKS_RE.fullmatch(text)
-    assert m is not None
+    if m is None:  # cannot happen with DOTALL; refuse rather than assert on player input
+        raise InvalidMoveError(raw, "expected a move like e2-e4, Ng1-f3 or e2e4")
     body, marks = m.group("body").strip(), m.group("marks")
     claimed: str | None = None
     if "#" in marks or "++" in marks:
@@ -251,9 +260,7 @@ def _parse_body(pos: Position, raw: str, body: str, lt: Letters) -> int:
             gate[1:] if gate else None,
             lt,
         )
-    if _LOWER_RE.match(body):
-        lower = _LOWER_RE.match(body)
-        assert lower is not None
+    if lower := _LOWER_RE.match(body):
         raise InvalidMoveError(
             raw,
             f"piece letters are uppercase: write {lower.group(0).upper()}, not {lower.group(0)}",

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules import Game, IllegalMoveError, InvalidMoveError
+from rules.errors import MoveError
 from rules.notation import coordinates, format_code, parse
 from rules.postext import parse_position
 
@@ -125,3 +131,34 @@ def test_every_legal_move_round_trips(variant: str) -> None:
 def test_letters_are_one_or_two_capitals() -> None:
     pos = parse_position("chess", "4k3/8/8/8/8/8/8/4K2R w K - 0 1")
     assert format_code(pos, parse(pos, "O-O").code) == "O-O"
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("e2e4\nfoo", "a line break"),
+        ("Ng1-f3\r\nbar", "a line break"),
+        ("e2\te4", "a tab"),
+        ("e2e4\x00", "U+0000"),
+        ("e2e4\x1b[31m", "U+001B"),
+        ("e2\u2028e4", "U+2028"),
+        ("e2\x85e4", "U+0085"),
+        ("e2e4\n", None),
+    ],
+)
+def test_control_characters_get_a_specific_refusal(text: str, what: str | None) -> None:
+    if what is None:  # surrounding white space, line breaks included, is ignored
+        assert game("chess").play(text).notation == "e2-e4"
+        return
+    with pytest.raises(InvalidMoveError, match=re.escape(what)):
+        game("chess").play(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_any_text_is_a_move_or_a_refusal(text: str) -> None:
+    """Untrusted input: whatever a player types ends in a move or a `MoveError`, never in
+    another exception (an `assert` would vanish under `python -O`)."""
+    g = game("chess", "e2e4")
+    with contextlib.suppress(MoveError):
+        g.play(text)
