@@ -10,6 +10,7 @@ from bot.config import ConfigError, load_settings
 def main() -> int:
     try:
         settings = load_settings()
+        settings.require_token()
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2

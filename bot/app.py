@@ -23,7 +23,7 @@ async def serve(settings: Settings) -> int:
         loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
     try:
         async with bot:
-            await bot.start(settings.token)
+            await bot.start(settings.require_token())
     except discord.LoginFailure:
         log.error(
             "Discord refused the token: check DISCORD_TOKEN (Developer Portal > Bot > Reset Token)"

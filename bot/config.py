@@ -1,4 +1,16 @@
-"""Settings from the environment and an optional `.env` file (the environment wins)."""
+"""The one configuration loader, for the bot and every command line (`python -m storage`, ...).
+
+Settings come from an environment file, then the process environment, which wins. The file is
+`$FAIRYPOST_ENV_FILE` when that is set (the systemd unit points it at /etc/fairypost), else
+`.env` in the current folder when there is one. It is read by python-dotenv with the usual
+rules: `#` comments on their own line or after a value (`KEY=value # note`), single or double
+quotes around a value (`KEY="a value # not a comment"`), an optional `export `, and `${VAR}`
+expansion. Only the standard library and python-dotenv are imported here, so any package's
+command line can use it without pulling in discord.py.
+
+To add a setting: a field on `Settings` and one line in `load_settings` using the small
+readers below, so every setting is refused with a message that names it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from dotenv import dotenv_values
+
 DEFAULT_DB = "data/fairypost.sqlite3"
+DEFAULT_ENV_FILE = ".env"
+ENV_FILE_VARIABLE = "FAIRYPOST_ENV_FILE"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 MISSING_TOKEN_MESSAGE = """\
@@ -30,53 +46,85 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    token: str
+    """Validated settings. `token` is None when none is configured: the commands that need
+    one (the bot, `invite`) say so themselves, the storage commands do not need it."""
+
+    token: str | None
     db_path: Path
     dev_guild: int | None
     log_level: str
+    env_file: Path | None  # the file that was read, for messages; None when there was none
+
+    def require_token(self) -> str:
+        if self.token is None:
+            raise ConfigError(MISSING_TOKEN_MESSAGE)
+        return self.token
+
+
+def env_file_path(environ: Mapping[str, str]) -> tuple[Path, bool]:
+    """The environment file to read, and whether the operator named it explicitly."""
+    named = environ.get(ENV_FILE_VARIABLE, "").strip()
+    if named:
+        return Path(named), True
+    return Path(DEFAULT_ENV_FILE), False
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """Parse KEY=VALUE lines; blank lines and `#` comments are skipped, quotes stripped."""
-    values: dict[str, str] = {}
-    if not path.is_file():
-        return values
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.partition("=")
-        key = key.strip().removeprefix("export ").strip()
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        values[key] = value
-    return values
+    """The file's KEY=VALUE pairs by python-dotenv's rules (a key without `=` is left out)."""
+    try:
+        values = dotenv_values(path, encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}).") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}.") from exc
+    return {key: value for key, value in values.items() if value is not None}
 
 
-def load_settings(
-    environ: Mapping[str, str] | None = None, dotenv: Path | None = Path(".env")
-) -> Settings:
-    """Merge `.env` and the environment into validated settings."""
+def read_environment(
+    environ: Mapping[str, str] | None = None, dotenv: Path | None = None
+) -> tuple[dict[str, str], Path | None]:
+    """The merged raw settings (file first, then non-empty environment values on top) and
+    the file that was read. `dotenv` overrides the file lookup (tests)."""
+    env = os.environ if environ is None else environ
+    path, named = (dotenv, True) if dotenv is not None else env_file_path(env)
     merged: dict[str, str] = {}
-    if dotenv is not None:
-        merged.update(read_dotenv(dotenv))
-    merged.update({k: v for k, v in (os.environ if environ is None else environ).items() if v})
-    token = merged.get("DISCORD_TOKEN", "").strip()
-    if not token:
-        raise ConfigError(MISSING_TOKEN_MESSAGE)
-    guild_text = merged.get("FAIRYPOST_DEV_GUILD", "").strip()
-    dev_guild: int | None = None
-    if guild_text:
-        if not guild_text.isdigit():
-            raise ConfigError(
-                f"FAIRYPOST_DEV_GUILD must be a numeric guild id, not {guild_text!r}."
-            )
-        dev_guild = int(guild_text)
-    level = merged.get("FAIRYPOST_LOG_LEVEL", "INFO").strip().upper() or "INFO"
-    if level not in LOG_LEVELS:
-        raise ConfigError(
-            f"FAIRYPOST_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}."
-        )
-    db_path = Path(merged.get("FAIRYPOST_DB", DEFAULT_DB).strip() or DEFAULT_DB)
-    return Settings(token=token, db_path=db_path, dev_guild=dev_guild, log_level=level)
+    read: Path | None = None
+    if path.is_file():
+        merged.update(read_dotenv(path))
+        read = path
+    elif named and dotenv is None:
+        raise ConfigError(f"{ENV_FILE_VARIABLE} names {path}, which is not a readable file.")
+    merged.update({key: value for key, value in env.items() if value.strip()})
+    return merged, read
+
+
+def _text(values: Mapping[str, str], key: str) -> str | None:
+    return values.get(key, "").strip() or None
+
+
+def _int(values: Mapping[str, str], key: str, what: str) -> int | None:
+    text = _text(values, key)
+    if text is None:
+        return None
+    if not text.isdigit():
+        raise ConfigError(f"{key} must be {what}, not {text!r}.")
+    return int(text)
+
+
+def _choice(values: Mapping[str, str], key: str, choices: tuple[str, ...], default: str) -> str:
+    text = (_text(values, key) or default).upper()
+    if text not in choices:
+        raise ConfigError(f"{key} must be one of {', '.join(choices)}, not {text!r}.")
+    return text
+
+
+def load_settings(environ: Mapping[str, str] | None = None, dotenv: Path | None = None) -> Settings:
+    """Read, merge and validate every setting; a bad one raises `ConfigError` naming it."""
+    values, read = read_environment(environ, dotenv)
+    return Settings(
+        token=_text(values, "DISCORD_TOKEN"),
+        db_path=Path(_text(values, "FAIRYPOST_DB") or DEFAULT_DB),
+        dev_guild=_int(values, "FAIRYPOST_DEV_GUILD", "a numeric guild id"),
+        log_level=_choice(values, "FAIRYPOST_LOG_LEVEL", LOG_LEVELS, "INFO"),
+        env_file=read,
+    )

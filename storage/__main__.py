@@ -1,6 +1,7 @@
 """Operator commands: `python -m storage backup PATH`, `check` and `migrate`.
 
-The database is `--db PATH`, else `$FAIRYPOST_DB`, else `data/fairypost.sqlite3`.
+The database is `--db PATH`, else FAIRYPOST_DB from the environment or the environment file
+(read by the bot's one configuration loader, `bot.config`), else `data/fairypost.sqlite3`.
 Exit codes: 0 fine, 1 the check found problems, 2 the command could not run.
 """
 
@@ -9,9 +10,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
-import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO, cast
 
@@ -20,8 +20,6 @@ from storage.check import check_database
 from storage.engine import Engine, Replayer
 from storage.errors import EngineUnavailableError, StorageError
 from storage.store import Storage
-
-DEFAULT_DB = "data/fairypost.sqlite3"
 
 EngineLoader = Callable[[], Engine]
 
@@ -45,9 +43,11 @@ def load_rules_engine() -> Engine:
     return Engine(version=version, replay=cast(Replayer, replay))
 
 
-def default_db(environ: dict[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    return Path(env.get("FAIRYPOST_DB", "").strip() or DEFAULT_DB)
+def default_db(environ: Mapping[str, str] | None = None, dotenv: Path | None = None) -> Path:
+    """The database the bot itself would open, by the same loader and rules."""
+    from bot.config import load_settings  # standard library and python-dotenv only
+
+    return load_settings(environ, dotenv).db_path
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
         "--db",
         type=Path,
         default=argparse.SUPPRESS,  # so a subcommand's absent --db keeps the global one
-        help="the database file (default: $FAIRYPOST_DB or data/fairypost.sqlite3)",
+        help="the database file (default: FAIRYPOST_DB from the environment or .env, "
+        "else data/fairypost.sqlite3)",
     )
     parser = argparse.ArgumentParser(
         prog="python -m storage",
@@ -86,7 +87,13 @@ def main(
     stdout = out or sys.stdout
     stderr = err or sys.stderr
     args = _parser().parse_args(argv)
-    db: Path = getattr(args, "db", None) or default_db()
+    from bot.config import ConfigError
+
+    try:
+        db: Path = getattr(args, "db", None) or default_db()
+    except ConfigError as exc:
+        print(f"error: {exc}", file=stderr)
+        return 2
     try:
         if args.command == "backup":
             asyncio.run(backup_database(db, args.path))

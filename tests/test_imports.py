@@ -30,6 +30,6 @@ def test_rules_imports_no_third_party(module: str) -> None:
     assert not loaded & set(THIRD_PARTY)
 
 
-@pytest.mark.parametrize("module", ["renderer", "storage"])
+@pytest.mark.parametrize("module", ["renderer", "storage", "storage.__main__", "bot.config"])
 def test_renderer_and_storage_import_no_discord(module: str) -> None:
     assert "discord" not in _loaded_after_import(module)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import sqlite3
 import subprocess
 import sys
@@ -164,10 +165,53 @@ def test_check_does_not_create_or_migrate(tmp_path: Path) -> None:
     assert code == 0
 
 
-def test_the_database_path_comes_from_the_environment() -> None:
-    assert default_db({}) == Path("data/fairypost.sqlite3")
-    assert default_db({"FAIRYPOST_DB": "  "}) == Path("data/fairypost.sqlite3")
-    assert default_db({"FAIRYPOST_DB": "/srv/fp.sqlite3"}) == Path("/srv/fp.sqlite3")
+def test_the_database_path_comes_from_the_environment(tmp_path: Path) -> None:
+    none = tmp_path / "no.env"
+    assert default_db({}, none) == Path("data/fairypost.sqlite3")
+    assert default_db({"FAIRYPOST_DB": "  "}, none) == Path("data/fairypost.sqlite3")
+    assert default_db({"FAIRYPOST_DB": "/srv/fp.sqlite3"}, none) == Path("/srv/fp.sqlite3")
+    dotenv = tmp_path / ".env"
+    dotenv.write_text('FAIRYPOST_DB="/srv/from file.sqlite3" # the live one\n')
+    assert default_db({}, dotenv) == Path("/srv/from file.sqlite3")
+    assert default_db({"FAIRYPOST_DB": "/srv/env.sqlite3"}, dotenv) == Path("/srv/env.sqlite3")
+
+
+def _storage_command(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD", "FAIRYPOST"))}
+    return subprocess.run(
+        [sys.executable, "-m", "storage", *args],
+        cwd=cwd,
+        env={**base, "PYTHONPATH": str(REPO), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+async def test_the_commands_honour_the_env_file(db_path: Path, tmp_path: Path) -> None:
+    """The operator's report: with FAIRYPOST_DB in .env, `backup` copied the default file."""
+    await seeded(db_path)
+    workdir = tmp_path / "bot"
+    workdir.mkdir()
+    (workdir / ".env").write_text(f"FAIRYPOST_DB={db_path}  # the live database\n")
+    done = _storage_command(["backup", "copy.sqlite3"], workdir)
+    assert done.returncode == 0, done.stderr
+    assert str(db_path) in done.stdout
+    assert (workdir / "copy.sqlite3").is_file()
+    assert not (workdir / "data").exists()  # the default file was never touched
+    done = _storage_command(["check"], workdir)  # the seeded games come from a fake engine
+    assert "integrity check: ok" in done.stdout and "game 2" in done.stdout, done.stderr
+    # a service keeps its file elsewhere and names it
+    named = tmp_path / "fairypost.env"
+    named.write_text(f"export FAIRYPOST_DB='{db_path}'\n")
+    done = _storage_command(["migrate"], tmp_path, FAIRYPOST_ENV_FILE=str(named))
+    assert done.returncode == 0 and str(db_path) in done.stdout, done.stderr
+    # a malformed setting is one line naming it, not a traceback
+    (workdir / ".env").write_text("FAIRYPOST_LOG_LEVEL=LOUD\n")
+    done = _storage_command(["check"], workdir)
+    assert done.returncode == 2
+    assert "FAIRYPOST_LOG_LEVEL" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_real_engine_loader_either_loads_or_explains() -> None:
