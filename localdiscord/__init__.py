@@ -1,6 +1,9 @@
-"""A local Discord stand-in for end-to-end tests of discord.py bots.
+"""A local stand-in of Discord (HTTP API v10 and gateway) for discord.py bots.
 
-Typical use::
+A product part of Fairy Post: local mode (``make run`` without a token) serves
+:class:`LocalDiscord` with its web page (``localdiscord.web``), and the end-to-end tests use
+:class:`FakeDiscord` (``localdiscord.testing``: the same server plus test conveniences).
+Both validate everything the bot sends against Discord's limits. Typical test::
 
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Fairy Club")
@@ -34,7 +37,8 @@ from .models import (
     RecordedRequest,
     Violation,
 )
-from .server import DiscordError, FakeDiscord
+from .server import DiscordError, LocalDiscord
+from .testing import FakeDiscord
 
 __all__ = [
     "PINNED_DISCORD_VERSION",
@@ -53,6 +57,7 @@ __all__ = [
     "GatewayConnection",
     "GatewaySession",
     "InteractionRecord",
+    "LocalDiscord",
     "RecordedRequest",
     "RedirectHooksChanged",
     "Violation",

@@ -34,7 +34,7 @@ import discord.gateway
 import discord.http
 import yarl
 
-from .server import FakeDiscord
+from .server import LocalDiscord
 
 PINNED_DISCORD_VERSION = "2.7.1"
 REAL_API_BASE = "https://discord.com/api/v10"
@@ -83,12 +83,12 @@ _active: dict[str, Any] = {"count": 0, "base": None, "saved": None}
 
 
 @contextlib.contextmanager
-def redirect_discord(fake: FakeDiscord) -> Iterator[None]:
+def redirect_discord(fake: LocalDiscord) -> Iterator[None]:
     """Point every discord.py client of this process at ``fake`` (re-entrant per fake)."""
     check_redirect_hooks()
     ws_cls = discord.gateway.DiscordWebSocket
     if _active["count"] and _active["base"] != fake.api_base:
-        raise RuntimeError("discord.py is already redirected to another FakeDiscord")
+        raise RuntimeError("discord.py is already redirected to another stand-in")
     if not _active["count"]:
         _active["saved"] = (discord.http.Route.BASE, ws_cls.DEFAULT_GATEWAY)
         _active["base"] = fake.api_base
@@ -110,7 +110,7 @@ def redirect_discord(fake: FakeDiscord) -> Iterator[None]:
 class _RefuseDNS(aiohttp.abc.AbstractResolver):
     """The stand-in is on 127.0.0.1: any name lookup means a request escaped the redirect."""
 
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: LocalDiscord) -> None:
         self.fake = fake
 
     async def resolve(
@@ -129,7 +129,7 @@ class _RefuseDNS(aiohttp.abc.AbstractResolver):
 
 
 class _ErrorCapture(logging.Handler):
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: LocalDiscord) -> None:
         super().__init__(logging.ERROR)
         self.fake = fake
         self.records: list[logging.LogRecord] = []
@@ -156,7 +156,7 @@ class BotRunner(Generic[ClientT]):
 
     def __init__(
         self,
-        fake: FakeDiscord,
+        fake: LocalDiscord,
         client: ClientT,
         *,
         ready_timeout: float = 10.0,
@@ -280,6 +280,6 @@ def _exc_text(record: logging.LogRecord) -> str:
     return ""
 
 
-def run_bot(fake: FakeDiscord, client: ClientT, **kwargs: Any) -> BotRunner[ClientT]:
+def run_bot(fake: LocalDiscord, client: ClientT, **kwargs: Any) -> BotRunner[ClientT]:
     """``async with run_bot(fake, MyBot()) as runner:`` — the bot is READY inside."""
     return BotRunner(fake, client, **kwargs)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord
+    from .server import LocalDiscord
 
 DISCORD_EPOCH_MS = 1420070400000
 
@@ -567,7 +567,7 @@ class Callback:
 class InteractionRecord:
     """One interaction a fake user started, and everything the bot did with it."""
 
-    fake: FakeDiscord
+    fake: LocalDiscord
     id: int
     token: str
     type: int

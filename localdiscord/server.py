@@ -1,8 +1,9 @@
 """The stand-in itself: an aiohttp server speaking Discord's HTTP API v10 and gateway.
 
-A test builds the world (guilds, channels, users), lets a bot connect (see ``harness``), then
-acts as users: ``slash``, ``autocomplete``, ``click``, ``select``, ``submit_modal``,
-``send_message``. Everything the bot sends is validated, recorded and readable back.
+Its owner (local mode's web page, or a test through ``testing.FakeDiscord``) builds the world
+(guilds, channels, users), lets a bot connect (see ``harness``), then acts as users:
+``slash``, ``autocomplete``, ``click``, ``select``, ``submit_modal``, ``send_message``.
+Everything the bot sends is validated against Discord's limits, recorded and readable back.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import BodyPartReader, WSMsgType, web
 
@@ -128,14 +129,16 @@ def _no_content() -> web.Response:
     return web.Response(status=204)
 
 
-class FakeDiscord:
+class LocalDiscord:
     """A local Discord for one bot application.
 
-    Parameters mirror Discord's behaviour and can be tightened or relaxed per test:
+    Parameters mirror Discord's behaviour and can be tightened or relaxed per use:
     ``interaction_deadline`` (3 s: the initial response must come within it),
     ``token_lifetime`` (15 min for follow-ups), ``heartbeat_interval_ms`` (sent in HELLO),
     ``allowed_privileged_intents`` (what the developer portal would allow), ``gateway_zlib``
-    (honour ``compress=zlib-stream``; off by default: plain JSON text frames).
+    (honour ``compress=zlib-stream``; off by default: plain JSON text frames),
+    ``keep_requests`` (record every HTTP request in ``requests``; a long-running local mode
+    turns it off so memory does not grow with every call).
     """
 
     def __init__(
@@ -148,6 +151,7 @@ class FakeDiscord:
         allowed_privileged_intents: int = gw.PRIVILEGED_INTENTS,
         attachment_size_limit: int = 10 * 1024 * 1024,
         gateway_zlib: bool = False,
+        keep_requests: bool = True,
     ) -> None:
         self.ids = SnowflakeFactory()
         self.application_id = self.ids.next()
@@ -160,6 +164,7 @@ class FakeDiscord:
         self.allowed_privileged_intents = allowed_privileged_intents
         self.attachment_size_limit = attachment_size_limit
         self.gateway_zlib = gateway_zlib
+        self.keep_requests = keep_requests
 
         self.users: dict[int, FakeUser] = {
             self.bot_user.id: self.bot_user,
@@ -187,12 +192,14 @@ class FakeDiscord:
         self._changed: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._runner: web.AppRunner | None = None
+        self.host = "127.0.0.1"
         self.port = 0
+        self.version = 0  # bumped on every change: what `next_change` waits for
 
     # ---------------------------------------------------------------- lifecycle
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     @property
     def api_base(self) -> str:
@@ -200,22 +207,38 @@ class FakeDiscord:
 
     @property
     def gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/gateway"
+        return f"ws://{self.host}:{self.port}/gateway"
 
     @property
     def resume_gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/gateway-resume"
+        return f"ws://{self.host}:{self.port}/gateway-resume"
 
-    async def start(self) -> FakeDiscord:
+    async def start(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        extend: Callable[[web.Application], None] | None = None,
+    ) -> Self:
+        """Listen on ``host:port`` (0: a free port). ``extend`` adds routes of its own to the
+        same application (local mode's web page), outside the ``/api/v10`` prefix."""
         self._changed = asyncio.Event()
         app = web.Application(
             middlewares=[self._middleware], client_max_size=self.attachment_size_limit * 2
         )
         self._add_routes(app)
+        if extend is not None:
+            extend(app)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
+        site = web.TCPSite(self._runner, host, port)
+        try:
+            await site.start()
+        except BaseException:
+            await self._runner.cleanup()
+            self._runner = None
+            raise
+        self.host = host
         self.port = self._runner.addresses[0][1]
         return self
 
@@ -232,13 +255,11 @@ class FakeDiscord:
             await self._runner.cleanup()
             self._runner = None
 
-    async def __aenter__(self) -> FakeDiscord:
+    async def __aenter__(self) -> Self:
         return await self.start()
 
     async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
         await self.close()
-        if exc_type is None:
-            self.assert_no_violations()
 
     # ---------------------------------------------------------------- world building
     def add_guild(
@@ -358,12 +379,6 @@ class FakeDiscord:
             if (include_ephemeral or not m.ephemeral) and (include_deleted or not m.deleted)
         ]
 
-    def last_message(self, channel: FakeChannel) -> FakeMessage:
-        msgs = self.messages(channel)
-        if not msgs:
-            raise AssertionError(f"no message in #{channel.name}")
-        return msgs[-1]
-
     def ephemeral_messages(self, user: FakeUser | None = None) -> list[FakeMessage]:
         """Ephemeral messages (all, or those shown to ``user``), oldest first."""
         out = [m for m in self.messages_by_id.values() if m.ephemeral and not m.deleted]
@@ -378,55 +393,11 @@ class FakeDiscord:
             if c.is_thread and (parent is None or c.parent_id == parent.id)
         ]
 
-    def thread(self, name: str) -> FakeChannel:
-        found = [t for t in self.threads() if t.name == name]
-        if len(found) != 1:
-            raise AssertionError(
-                f"{len(found)} threads named {name!r}; threads: {[t.name for t in self.threads()]}"
-            )
-        return found[0]
-
-    async def wait_for_thread(
-        self, name: str | None = None, *, parent: FakeChannel | None = None, timeout: float = 5.0
-    ) -> FakeChannel:
-        """The thread (named ``name``, under ``parent``) once the bot has created it."""
-
-        def matches() -> list[FakeChannel]:
-            return [t for t in self.threads(parent) if name is None or t.name == name]
-
-        await self.wait_until(lambda: len(matches()) == 1, timeout, f"a thread named {name!r}")
-        return matches()[0]
-
-    def dms(self, user: FakeUser) -> list[FakeMessage]:
-        """Messages the bot delivered to ``user`` in DMs."""
-        channel = self.dm_channel(user)
-        return self.messages(channel) if channel else []
-
-    def files(self, channel: FakeChannel | None = None) -> list[FakeAttachment]:
-        """Every attachment currently shown (optionally in one channel), oldest first."""
-        msgs = (
-            self.messages(channel, include_ephemeral=True)
-            if channel
-            else [m for m in self.messages_by_id.values() if not m.deleted]
-        )
-        return [a for m in msgs for a in m.attachments]
-
     def commands(self, guild: FakeGuild | None = None) -> list[dict[str, Any]]:
         """Commands registered globally, or for ``guild``."""
         if guild is None:
             return list(self.global_commands)
         return list(self.guild_commands.get(guild.id, []))
-
-    def take_violations(self, *codes: str) -> list[Violation]:
-        """Remove and return the violations with these codes (all when none given)."""
-        taken = [v for v in self.violations if not codes or v.code in codes]
-        self.violations = [v for v in self.violations if v not in taken]
-        return taken
-
-    def assert_no_violations(self) -> None:
-        if self.violations:
-            lines = "\n  ".join(str(v) for v in self.violations)
-            raise AssertionError(f"the bot did things Discord would not accept:\n  {lines}")
 
     async def wait_until(
         self, predicate: Callable[[], bool], timeout: float = 5.0, what: str = "a condition"
@@ -443,33 +414,6 @@ class FakeDiscord:
             with contextlib.suppress(TimeoutError):
                 # Woken by any change in the stand-in; polls too, for predicates on bot state.
                 await asyncio.wait_for(self._changed.wait(), min(remaining, 0.05))
-
-    async def wait_for_message(
-        self,
-        channel: FakeChannel,
-        predicate: Callable[[FakeMessage], bool] | None = None,
-        *,
-        timeout: float = 5.0,
-        include_existing: bool = False,
-    ) -> FakeMessage:
-        """The first message (new since the call unless ``include_existing``) matching."""
-        start = 0 if include_existing else len(channel.messages)
-        found: list[FakeMessage] = []
-
-        def check() -> bool:
-            for m in channel.messages[start:]:
-                if (
-                    not m.ephemeral
-                    and not m.deleted
-                    and not m.loading
-                    and (predicate is None or predicate(m))
-                ):
-                    found.append(m)
-                    return True
-            return False
-
-        await self.wait_until(check, timeout, f"a message in #{channel.name}")
-        return found[0]
 
     def explain_failure(self, rec: InteractionRecord) -> str:
         return (
@@ -655,45 +599,19 @@ class FakeDiscord:
             )
         return live[-1]
 
-    async def force_disconnect(self, mode: str = "reconnect") -> gw.GatewaySession:
-        """Cut the bot's gateway connection: ``"reconnect"`` sends op 7 RECONNECT,
-        ``"close"`` closes the socket with code 4000. Either way the bot should RESUME."""
-        session = self._current_session()
-        conn = session.conn
-        if conn is None:
-            raise FakeDiscordUsageError("the bot is already disconnected")
-        if mode == "reconnect":
-            await conn.send({"op": gw.RECONNECT, "d": None, "s": None, "t": None})
-        elif mode == "close":
-            self._spawn(conn.close(gw.CLOSE_UNKNOWN_ERROR, "localdiscord: forced disconnect"))
-        else:
-            raise FakeDiscordUsageError(f"unknown disconnect mode {mode!r}")
-        return session
-
-    async def wait_resumed(
-        self, session: gw.GatewaySession, resumes: int, timeout: float = 5.0
-    ) -> None:
-        await self.wait_until(
-            lambda: session.resumes >= resumes and session.conn is not None and session.conn.open,
-            timeout,
-            "the bot to RESUME its gateway session",
-        )
-
-    async def force_reconnect(
-        self, mode: str = "reconnect", timeout: float = 5.0
-    ) -> gw.GatewaySession:
-        """``force_disconnect`` then wait until the bot has RESUMEd the same session."""
-        session = self._current_session()
-        before = session.resumes
-        await self.force_disconnect(mode)
-        await self.wait_resumed(session, before + 1, timeout)
-        return session
-
     # ================================================================ internals
     def _notify(self) -> None:
+        self.version += 1
         if self._changed is not None:
             ev, self._changed = self._changed, asyncio.Event()
             ev.set()
+
+    async def next_change(self, version: int) -> int:
+        """Wait until something changed after ``version`` (see ``self.version``); the new one."""
+        while self.version == version:
+            assert self._changed is not None, "the stand-in is not started"
+            await self._changed.wait()
+        return self.version
 
     def violate(
         self,
@@ -1644,7 +1562,8 @@ class FakeDiscord:
         if not request.path.startswith(API + "/"):
             return await handler(request)
         rec = RecordedRequest(request.method, request.path, dict(request.query), None, [])
-        self.requests.append(rec)
+        if self.keep_requests:
+            self.requests.append(rec)
         _current_request.set(rec)
         resp: web.StreamResponse
         try:
