@@ -60,7 +60,12 @@ class IllegalMoveError(MoveError):
 
 
 class AmbiguousMoveError(MoveError):
-    """The text fits several legal moves; the message lists them."""
+    """The text fits several legal moves; the message lists them and `candidates` holds
+    each one's shortest form (`Nbd2`, `Nfd2`), for a reply that offers the choice."""
+
+    def __init__(self, text: str, reason: str, candidates: tuple[str, ...]) -> None:
+        self.candidates = candidates
+        super().__init__(text, reason)
 
 
 class GameOverError(RulesError):

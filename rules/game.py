@@ -118,10 +118,11 @@ class Game:
     # ---------------------------------------------------------------- playing
 
     def play(
-        self, text: str, *, letters: Letters | None = None, check_marks: bool = True
+        self, text: str, *, letters: Letters | None = None, check_marks: bool = False
     ) -> PlayedMove:
-        """Play the move `text` for the side to move; raise a `MoveError` (nothing
-        changes) when it cannot be read or is not legal, `GameOverError` after the end."""
+        """Play the move `text` (any accepted form, marks ignored unless `check_marks`)
+        for the side to move; raise a `MoveError` (nothing changes) when it cannot be read,
+        is not legal or is ambiguous, `GameOverError` after the end."""
         ended = self.outcome()
         if ended is not None:
             raise GameOverError(f"the game is over: {ended.result_text}")

@@ -1,11 +1,17 @@
 """Move notation: the one parser and the one formatter (spec §5).
 
 `format_move` prints the long algebraic notation of Cazaux's books (`Hi2-g4`, `f6xe5 e.p.`,
-`c2xd1M+`, `O-O(h1)/M`, `FA@c1`, `B*c3`, `Kf2<>Pe5`). `parse_move` reads that form, bare
-coordinates (`e3e5`, `b2b1B`), `0-0`, drops written `B@c3`, and says precisely what is
-wrong with anything else: an unknown square, no piece there, not your piece, the wrong
-letter, a move the piece cannot make (and why), a move that leaves the King in check, a
-missing or impossible promotion letter, a wrong check mark.
+`c2xd1M+`, `O-O(h1)/M`, `FA@c1`, `B*c3`, `Kf2<>Pe5`); `format_short` the shortest form that
+names the move (`e4`, `Nf3`, `Nbd2`, `exd5`, `e8Q`; with `pgn=True`, PGN's SAN).
+
+`parse` is the one way from text to a legal move: the printed form, bare coordinates
+(`e3e5`, `b2b1B`), short algebraic (`e4`, `Nf3`, `SNd5`, `Nbd2`, `R1a3`, `exd5`, `e8=Q`),
+`0-0`, drops written `B@c3`, capital file letters (`E2-E4`), spaces between the squares
+(`e2 e4`); check marks and `!`/`?` are ignored (spec §5.2). Anything else is refused with
+an error that says precisely why: an unknown square, no piece there, not your piece, the
+wrong letter, a move the piece cannot make (and why), a move that leaves the King in check,
+a missing or impossible promotion letter; several moves fitting raise `AmbiguousMoveError`
+with the candidates to choose from.
 """
 
 from __future__ import annotations
@@ -14,9 +20,19 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rules.errors import IllegalMoveError, InvalidMoveError
+from rules.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from rules.moves import Move
-from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, PLACE, SWAP, Position
+from rules.position import (
+    CASTLE,
+    DROP,
+    EP,
+    KIND_MASK,
+    KIND_SHIFT,
+    NORMAL,
+    PLACE,
+    SWAP,
+    Position,
+)
 from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE
 
 COLOR_NAMES = ("White", "Black")
@@ -27,17 +43,24 @@ _BOARD_RE = re.compile(
     r"(?:=?(?P<promo>[A-Za-z]{1,2}))?(?P<gate>/[A-Za-z]{1,2})?(?P<ep>\s*e\.p\.)?"
 )
 _CASTLE_RE = re.compile(
-    rf"(?P<castle>O-O-O|O-O|0-0-0|0-0)(?:\((?P<dest>{_SQ})\))?(?P<gate>/[A-Za-z]{{1,2}})?"
+    rf"(?P<castle>[Oo0]-[Oo0]-[Oo0]|[Oo0]-[Oo0])(?:\((?P<dest>{_SQ})\))?(?P<gate>/[A-Za-z]{{1,2}})?"
 )
 _DROP_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}})(?P<sep>[*@])(?P<target>{_SQ})")
 _SWAP_RE = re.compile(
     rf"(?P<kl>[A-Z]{{1,2}})?(?P<king>{_SQ})<>(?P<pl>[A-Z]{{1,2}})?(?P<prince>{_SQ})"
 )
-_SHORT_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}})?[-x:]?(?P<target>{_SQ})[+#!?]*")
+_SHORT_RE = re.compile(
+    rf"(?P<letters>[A-Z]{{1,2}})?(?P<file>[a-p])?(?P<rank>\d{{1,2}})?[-x:]?(?P<target>{_SQ})"
+    r"(?:=?(?P<promo>[A-Za-z]{1,2}))?(?P<gate>/[A-Za-z]{1,2})?"
+)
 _LOWER_RE = re.compile(rf"[a-z]{{1,2}}(?={_SQ}[-x:]?{_SQ})")
-_MARKS_RE = re.compile(r"(?P<body>.*?)(?P<marks>[+#!?]*)", re.DOTALL)
+_MARKS_RE = re.compile(r"[+#!?]+$")
+_EP_RE = re.compile(r"\s*e\.\s*p\.?$", re.IGNORECASE)
+_CAPITAL_SQUARE_RE = re.compile(r"[A-Za-z]\d")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_NAMES = {"\n": "a line break", "\r": "a line break", "\t": "a tab"}
+MAX_MOVE_TEXT = 40
+"""Longer input is no move of any variant (the longest printed forms are about 20)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +184,62 @@ def coordinates(pos: Position, c: int) -> str:
     return text
 
 
+def format_short(
+    pos: Position, c: int, *, letters: Letters | None = None, pgn: bool = False
+) -> str:
+    """The shortest form that names the legal move `c`: short algebraic for board moves
+    (`e4`, `Nf3`, `Nbd2`, `R1a3`, `exd5`, `e8Q`, with the origin's file, rank or square
+    only when another piece of the same type could go there), the printed form for the
+    rest (castling, drops, swaps, placements). `pgn=True` gives PGN's SAN (`e8=Q`, `#`)."""
+    lt = _letters(pos, letters)
+    t = pos.t
+    kind = (c >> KIND_SHIFT) & KIND_MASK
+    if kind not in (NORMAL, EP):
+        text = format_code(pos, c, letters=lt, marks=False)
+    else:
+        text = _short_prefix(pos, c, lt)
+        promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+        if promo:
+            text += ("=" if pgn else "") + lt.of(t.type_ids[promo])
+        gate = pos.gates[pos.side].get(c & 0xFF)
+        if gate is not None:
+            text += "/" + lt.of(t.type_ids[gate >> 1])
+    mark = check_mark(pos, c)
+    return text + ("#" if pgn and mark == "++" else mark)
+
+
+def _board_codes_to(pos: Position, target: int) -> list[int]:
+    """Legal moves of pieces on the board that end on `target` (what a short form names)."""
+    return [
+        c
+        for c in pos.legal_codes()
+        if (c >> 8) & 0xFF == target and (c >> KIND_SHIFT) & KIND_MASK not in (DROP, PLACE)
+    ]
+
+
+def _short_prefix(pos: Position, c: int, lt: Letters) -> str:
+    """Letters, the least origin that tells the move apart, `x` for a capture, target."""
+    geo = pos.t.geo
+    o, d = c & 0xFF, (c >> 8) & 0xFF
+    piece = pos.board[o]
+    piece_letters = lt.of(pos.t.type_ids[piece >> 1])
+    capture = (c >> KIND_SHIFT) & KIND_MASK == EP or bool(pos.board[d])
+    others = {
+        x & 0xFF for x in _board_codes_to(pos, d) if pos.board[x & 0xFF] >> 1 == piece >> 1
+    } - {o}
+    name = geo.name(o)
+    file_letter, rank_digits = name[0], name[1:]
+    if not others:
+        origin = file_letter if capture and not piece_letters else ""
+    elif all(geo.file_of(x) != geo.file_of(o) for x in others):
+        origin = file_letter
+    elif all(geo.rank_of(x) != geo.rank_of(o) for x in others) and (piece_letters or not capture):
+        origin = rank_digits
+    else:
+        origin = name
+    return f"{piece_letters}{origin}{'x' if capture else ''}{geo.name(d)}"
+
+
 # ------------------------------------------------------------------------------- parsing
 
 
@@ -174,7 +253,7 @@ class Parsed:
 
 
 def parse_move(
-    pos: Position, text: str, *, letters: Letters | None = None, check_marks: bool = True
+    pos: Position, text: str, *, letters: Letters | None = None, check_marks: bool = False
 ) -> Move:
     """The legal move `text` names in `pos`; `InvalidMoveError` or `IllegalMoveError`
     (both `ValueError`s) with a message that says why otherwise."""
@@ -182,31 +261,26 @@ def parse_move(
 
 
 def parse(
-    pos: Position, text: str, *, letters: Letters | None = None, check_marks: bool = True
+    pos: Position, text: str, *, letters: Letters | None = None, check_marks: bool = False
 ) -> Parsed:
+    """The legal move `text` names in `pos`, in any accepted form (module docstring), or a
+    `MoveError` saying why not: `InvalidMoveError` (not a move), `IllegalMoveError` (not
+    legal here) or `AmbiguousMoveError` (several moves fit; their short forms attached).
+    Marks are ignored unless `check_marks` (game records verify theirs)."""
     raw = text
-    text = text.strip()
-    if not text:
-        raise InvalidMoveError(raw, "empty move: write it like e2-e4, Ng1-f3 or e2e4")
-    if bad := _CONTROL_RE.search(text):
-        char = bad.group(0)
-        what = _CONTROL_NAMES.get(char, f"the control character U+{ord(char):04X}")
-        raise InvalidMoveError(
-            raw, f"a move is one line of plain text, but this one contains {what}"
-        )
+    body, claimed = _clean(raw)
     lt = _letters(pos, letters)
-    m = _MARKS_RE.fullmatch(text)
-    if m is None:  # cannot happen with DOTALL; refuse rather than assert on player input
-        raise InvalidMoveError(raw, "expected a move like e2-e4, Ng1-f3 or e2e4")
-    body, marks = m.group("body").strip(), m.group("marks")
-    claimed: str | None = None
-    if "#" in marks or "++" in marks:
-        claimed = "++"
-    elif "+" in marks:
-        claimed = "+"
-    if not body:
-        raise InvalidMoveError(raw, "expected a move before the annotation")
-    code = _parse_body(pos, raw, body, lt)
+    errors: list[MoveError] = []
+    for reading in _readings(body, lt):
+        try:
+            code = _parse_body(pos, raw, reading, lt)
+        except MoveError as exc:
+            errors.append(exc)
+            continue
+        break
+    else:
+        # The most telling refusal: one about the position beats one about the spelling.
+        raise next((e for e in errors if not isinstance(e, InvalidMoveError)), errors[0])
     if check_marks and claimed is not None:
         actual = check_mark(pos, code)
         if actual != claimed:
@@ -214,6 +288,67 @@ def parse(
             really = {"": "gives no check", "+": "gives check but not mate", "++": "is checkmate"}
             raise IllegalMoveError(raw, f"annotated as {said}, but the move {really[actual]}")
     return Parsed(code, pos.to_move(code), claimed)
+
+
+def _clean(raw: str) -> tuple[str, str | None]:
+    """The move's body without surrounding or inner spaces, `e.p.` and annotations, and the
+    check mark it claimed. Refuses what cannot be a move whatever the position."""
+    text = raw.strip()
+    if not text:
+        raise InvalidMoveError(raw, "empty move: write it like e2-e4, Nf3 or e2e4")
+    if bad := _CONTROL_RE.search(text):
+        char = bad.group(0)
+        what = _CONTROL_NAMES.get(char, f"the control character U+{ord(char):04X}")
+        raise InvalidMoveError(
+            raw, f"a move is one line of plain text, but this one contains {what}"
+        )
+    if len(text) > MAX_MOVE_TEXT:
+        raise InvalidMoveError(
+            text[:MAX_MOVE_TEXT] + "…", "too long to be a move: write it like e2-e4 or Nf3"
+        )
+    marks = ""
+    while True:
+        m = _MARKS_RE.search(text)
+        if m:
+            marks += m.group(0)
+            text = text[: m.start()].rstrip()
+        ep = _EP_RE.search(text)
+        if not ep:
+            break
+        text = text[: ep.start()].rstrip()
+    claimed: str | None = None
+    if "#" in marks or "++" in marks:
+        claimed = "++"
+    elif "+" in marks:
+        claimed = "+"
+    body = "".join(text.split())
+    if not body:
+        raise InvalidMoveError(raw, "expected a move before the annotation")
+    return body, claimed
+
+
+def _readings(body: str, lt: Letters) -> list[str]:
+    """What the player may have meant, most literal first: as typed, then with capital
+    file letters made small (`E2-E4`, `NF3`, and a phone's automatic capital: `Exd5`). A
+    leading capital that begins a piece's letters stays a piece letter (`Bxc3` is never
+    read as `bxc3`)."""
+
+    def piece_start(ch: str) -> bool:
+        return any(letters.startswith(ch) for letters in lt.by_id.values() if letters)
+
+    chars = list(body)
+    for i, ch in enumerate(body):
+        if not ch.isupper():
+            continue
+        after = body[i + 1 : i + 2]
+        if i == 0:
+            if not piece_start(ch) and after and (after.isdigit() or after in "xX:-"):
+                chars[i] = ch.lower()
+        elif after.isdigit():
+            chars[i] = ch.lower()
+        elif ch == "X" and not piece_start("X") and _CAPITAL_SQUARE_RE.match(body, i + 1):
+            chars[i] = "x"
+    return list(dict.fromkeys([body, "".join(chars)]))
 
 
 def _square(pos: Position, raw: str, name: str) -> int:
@@ -266,38 +401,65 @@ def _parse_body(pos: Position, raw: str, body: str, lt: Letters) -> int:
             f"piece letters are uppercase: write {lower.group(0).upper()}, not {lower.group(0)}",
         )
     if m := _SHORT_RE.fullmatch(body):
-        raise InvalidMoveError(
-            raw, _short_form_hint(pos, m.group("letters"), m.group("target"), lt)
-        )
+        return _parse_short(pos, raw, m, lt)
     raise InvalidMoveError(
         raw,
-        "expected a move like e2-e4, Ng1-f3, e7xd8Q, O-O or e2e4 (origin square, then destination)",
+        "expected a move like e2-e4, Ng1-f3, Nf3, e4, exd5, e8Q or O-O",
     )
 
 
-def _short_form_hint(pos: Position, letters: str | None, target_name: str, lt: Letters) -> str:
-    """For `e4` or `Nf3`: moves here are written with their origin; say which ones fit."""
+def _piece_of_letters(pos: Position, raw: str, letters: str | None, lt: Letters) -> str:
+    """The piece type short-form letters name; none means the Pawn (the letterless piece),
+    and `P` does too where no piece has that letter."""
+    v = pos.variant
+    pid = lt.find(letters or "")
+    if pid is None and letters == "P":
+        pid = lt.find("")
+    if pid is None:
+        known = ", ".join(f"{lt.of(p.id)} {p.name}" for p in v.pieces if lt.of(p.id))
+        raise InvalidMoveError(raw, f"{letters} is not a piece letter in {v.name} ({known})")
+    return pid
+
+
+def _parse_short(pos: Position, raw: str, m: re.Match[str], lt: Letters) -> int:
+    """`e4`, `Nf3`, `Nbd2`, `R1a3`, `exd5`, `e8Q`: the one legal move of that piece type
+    to that square (from that file or rank), else a refusal listing what fits."""
     t = pos.t
-    target = t.geo.parse(target_name)
-    if target is None:
-        return f"{target_name} is not a square: {t.geo.square_hint()}"
-    fits = []
-    for c in pos.legal_codes():
-        kind = (c >> KIND_SHIFT) & KIND_MASK
-        if (c >> 8) & 0xFF != target or kind in (DROP, PLACE):
-            continue
-        piece_letters = lt.of(t.type_ids[pos.board[c & 0xFF] >> 1])
-        if (letters or "") == piece_letters:
-            fits.append(format_code(pos, c, letters=lt, marks=False))
-    fits = list(dict.fromkeys(fits))
-    if len(fits) == 1:
-        return f"write the origin square too: {fits[0]}"
-    if fits:
-        return f"write the origin square too; several moves go to {target_name}: {', '.join(fits)}"
-    return (
-        "write moves with their origin square, like e2-e4 or Ng1-f3; "
-        f"none of yours goes to {target_name}"
+    geo = t.geo
+    target = _square(pos, raw, m.group("target"))
+    pid = _piece_of_letters(pos, raw, m.group("letters"), lt)
+    codes = [c for c in _board_codes_to(pos, target) if t.type_ids[pos.board[c & 0xFF] >> 1] == pid]
+    file, rank = m.group("file"), m.group("rank")
+    if file is not None:
+        codes = [c for c in codes if geo.file_of(c & 0xFF) == ord(file) - ord("a")]
+    if rank is not None:
+        codes = [c for c in codes if geo.rank_of(c & 0xFF) == int(rank) - 1]
+    origins = sorted({c & 0xFF for c in codes}, key=lambda o: (geo.file_of(o), geo.rank_of(o)))
+    if len(origins) == 1:
+        gate = m.group("gate")
+        return _parse_board(
+            pos, raw, None, origins[0], target, m.group("promo"), gate[1:] if gate else None, lt
+        )
+    if origins:
+        shown = tuple(
+            _short_prefix(pos, next(c for c in codes if c & 0xFF == o), lt) for o in origins
+        )
+        choice = ", ".join(shown[:-1]) + f" or {shown[-1]}"
+        raise AmbiguousMoveError(raw, f"several moves fit; which one: {choice}?", shown)
+    name = pos.variant.piece(pid).name
+    where = f" on the {file}-file" if file else ""
+    where += f" on rank {rank}" if rank else ""
+    reason = f"no {name} of yours{where} can go to {geo.name(target)}"
+    others = list(
+        dict.fromkeys(format_code(pos, c, letters=lt) for c in _board_codes_to(pos, target))
     )
+    if len(others) == 1:
+        reason += f"; the only move there is {others[0]}"
+    elif others:
+        reason += f"; the moves there are {', '.join(others)}"
+    else:
+        reason += ", nor can any other piece"
+    raise IllegalMoveError(raw, reason)
 
 
 def _legal_from(pos: Position, origin: int, target: int) -> list[int]:
@@ -335,7 +497,11 @@ def _parse_board(
             f"it is {COLOR_NAMES[side]}'s turn",
         )
     pid = t.type_ids[piece >> 1]
-    if letters is not None and letters != lt.of(pid):
+    if (
+        letters is not None
+        and letters != lt.of(pid)
+        and not (letters == "P" and not lt.of(pid) and lt.find("P") is None)
+    ):
         named = lt.find(letters)
         what = f"{pos.variant.piece(named).name} ({letters})" if named else f"{letters!r}"
         shown = lt.of(pid)
@@ -410,7 +576,7 @@ def _parse_castling(pos: Position, raw: str, m: re.Match[str], lt: Letters) -> i
     t = pos.t
     geo = t.geo
     v = pos.variant
-    high = m.group("castle") in ("O-O", "0-0")
+    high = len(m.group("castle")) == 3
     side_name = "O-O" if high else "O-O-O"
     if not v.castles:
         raise IllegalMoveError(raw, f"there is no castling in {v.name}")
@@ -430,8 +596,8 @@ def _parse_castling(pos: Position, raw: str, m: re.Match[str], lt: Letters) -> i
         _check_gate(pos, raw, king, legal[0], gate[1:] if gate else None, lt)
         return legal[0]
     if len(legal) > 1:
-        options = ", ".join(f"{side_name}({geo.name((c >> 8) & 0xFF)})" for c in legal)
-        raise IllegalMoveError(raw, f"say where the King goes: {options}")
+        options = tuple(f"{side_name}({geo.name((c >> 8) & 0xFF)})" for c in legal)
+        raise AmbiguousMoveError(raw, f"say where the King goes: {', '.join(options)}", options)
     raise IllegalMoveError(raw, _explain_castling(pos, high, dest))
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import Game, IllegalMoveError, Termination
+from rules import AmbiguousMoveError, Game, IllegalMoveError, Termination
 from rules.errors import GameRecordError, PositionTextError
 from rules.notation import coordinates, format_code, parse
 from rules.outcome import Outcome
@@ -405,7 +405,7 @@ def test_fast_castling_notation() -> None:
         "O-O-O(c1)": "O-O-O(c1)",
         "Kf1-c1": "O-O-O(c1)",
     }
-    with pytest.raises(IllegalMoveError, match=r"say where the King goes: O-O\(g1\), O-O\(i1\)"):
+    with pytest.raises(AmbiguousMoveError, match=r"say where the King goes: O-O\(g1\), O-O\(i1\)"):
         parse(pos, "O-O")
     with pytest.raises(IllegalMoveError, match="d1: that square is attacked"):
         parse(pos, "O-O-O(d1)")

@@ -6,13 +6,13 @@ import contextlib
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules import Game, IllegalMoveError, InvalidMoveError
-from rules.errors import MoveError
-from rules.notation import coordinates, format_code, parse
+from rules import AmbiguousMoveError, Game, IllegalMoveError, InvalidMoveError, MoveError
+from rules.notation import coordinates, format_code, format_short, parse
 from rules.postext import parse_position
+from rules.variant import variant_ids
 
 
 def game(variant: str, *moves: str) -> Game:
@@ -52,11 +52,15 @@ def test_en_passant_and_promotion_forms() -> None:
     assert g.play("b7b8n").notation == "b7-b8N"
 
 
-def test_check_marks_are_checked_when_present() -> None:
+def test_check_marks_are_ignored_on_input_and_verified_in_records() -> None:
     g = game("chess", "f2f3", "e7e5", "g2g4")
+    assert g.play("Qd8-h4+").notation == "Qd8-h4++"  # the bot prints the right mark
+    g.undo()
     with pytest.raises(IllegalMoveError, match="is checkmate"):
-        g.play("Qd8-h4+")
-    assert g.play("Qd8-h4#").notation == "Qd8-h4++"
+        g.play("Qd8-h4+", check_marks=True)
+    assert g.play("Qd8-h4#", check_marks=True).notation == "Qd8-h4++"
+    g = game("chess")
+    assert g.play("e2-e4+!?").notation == "e2-e4"
 
 
 def test_castling_forms() -> None:
@@ -72,9 +76,17 @@ def test_castling_forms() -> None:
     ("moves", "text", "error", "fragment"),
     [
         ((), "", InvalidMoveError, "empty move"),
-        ((), "e4", InvalidMoveError, "write the origin square too: e2-e4"),
-        ((), "Nd4", InvalidMoveError, "none of yours goes to d4"),
-        ((), "e2 e4", InvalidMoveError, "origin square, then destination"),
+        ((), "e5", IllegalMoveError, "no Pawn of yours can go to e5, nor can any other piece"),
+        ((), "Nd4", IllegalMoveError, "no Knight of yours can go to d4"),
+        (
+            (),
+            "Bc4",
+            IllegalMoveError,
+            "no Bishop of yours can go to c4; the only move there is c2-c4",
+        ),
+        ((), "Zf3", InvalidMoveError, "Z is not a piece letter in Chess"),
+        ((), "e2 e4 e5", InvalidMoveError, "expected a move like"),
+        ((), "e2-e4" * 10, InvalidMoveError, "too long to be a move"),
         ((), "i2i4", InvalidMoveError, "i2 is not a square"),
         ((), "ng1f3", InvalidMoveError, "write N, not n"),
         ((), "e3e4", IllegalMoveError, "there is no piece on e3"),
@@ -131,6 +143,156 @@ def test_every_legal_move_round_trips(variant: str) -> None:
 def test_letters_are_one_or_two_capitals() -> None:
     pos = parse_position("chess", "4k3/8/8/8/8/8/8/4K2R w K - 0 1")
     assert format_code(pos, parse(pos, "O-O").code) == "O-O"
+
+
+# ------------------------------------------------------------------ forgiving input (§5.2)
+
+
+@pytest.mark.parametrize(
+    ("variant", "moves", "text", "printed"),
+    [
+        # A destination alone: the Pawn's move there.
+        ("chess", (), "e4", "e2-e4"),
+        ("chess", ("e2e4", "d7d5"), "exd5", "e4xd5"),
+        ("chess", ("e2e4", "d7d5"), "ed5", "e4xd5"),
+        ("chess", ("e2e4", "d7d6", "e4e5", "f7f5"), "exf6", "e5xf6 e.p."),
+        ("chess", ("e2e4", "d7d6", "e4e5", "f7f5"), "exf6 e.p.", "e5xf6 e.p."),
+        # A piece letter and the destination, with a file or a rank when needed.
+        ("chess", (), "Nf3", "Ng1-f3"),
+        ("chess", (), "Nxf3", "Ng1-f3"),
+        ("chess", ("d2d4", "d7d5", "g1f3", "g8f6"), "Nbd2", "Nb1-d2"),
+        ("chess", ("d2d4", "d7d5", "g1f3", "g8f6"), "Nfd2", "Nf3-d2"),
+        ("chess", ("d2d4", "d7d5", "g1f3", "g8f6"), "N1d2", "Nb1-d2"),
+        ("chess", ("d2d4", "d7d5", "g1f3", "g8f6"), "Nf3d2", "Nf3-d2"),
+        ("patchanka", (), "Hg4", "Hi2-g4"),
+        ("bigorra", ("e5e7", "e12e10"), "Ze5", "Zc2-e5"),
+        ("bigorra", ("l4i7", "o12o11", "k4l4", "n13k10", "h5h7", "m14p11"), "SNk4", "SNk3-k4"),
+        # The Pawn may be written P where no piece has that letter.
+        ("chess", (), "Pe4", "e2-e4"),
+        ("chess", (), "Pe2-e4", "e2-e4"),
+        # Capital file letters, spaces, a phone's automatic capital, castling with zeros.
+        ("chess", (), "E2-E4", "e2-e4"),
+        ("chess", (), "E2E4", "e2-e4"),
+        ("chess", (), "E4", "e2-e4"),
+        ("chess", (), "NF3", "Ng1-f3"),
+        ("chess", (), "e2 e4", "e2-e4"),
+        ("chess", (), "Ng1 f3", "Ng1-f3"),
+        ("chess", (), " e2 - e4 ", "e2-e4"),
+        ("chess", ("e2e4", "d7d5"), "Exd5", "e4xd5"),
+        ("chess", ("e2e4", "d7d5"), "EXD5", "e4xd5"),
+        ("chess", ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"), "0-0", "O-O"),
+        ("chess", ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"), "o-o", "O-O"),
+        ("chess", ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"), "Kg1", "O-O"),
+        # Marks are ignored, right or wrong.
+        ("chess", ("f2f3", "e7e5", "g2g4"), "Qh4", "Qd8-h4++"),
+        ("chess", ("f2f3", "e7e5", "g2g4"), "Qh4+", "Qd8-h4++"),
+        ("chess", ("f2f3", "e7e5", "g2g4"), "Qh4#!!", "Qd8-h4++"),
+        ("chess", (), "e4?!", "e2-e4"),
+        ("chess", (), "e4+", "e2-e4"),
+    ],
+)
+def test_short_and_forgiving_forms(
+    variant: str, moves: tuple[str, ...], text: str, printed: str
+) -> None:
+    assert game(variant, *moves).play(text).notation == printed
+
+
+def test_rank_disambiguation() -> None:
+    g = Game.from_position_text("chess", "4k3/8/8/R7/8/8/8/R3K3 w - - 0 1")
+    assert g.play("R1a3").notation == "Ra1-a3"
+    g.undo()
+    assert g.play("R5a3").notation == "Ra5-a3"
+    g.undo()
+    with pytest.raises(AmbiguousMoveError, match=r"which one: R1a3 or R5a3\?") as info:
+        g.play("Ra3")
+    assert info.value.candidates == ("R1a3", "R5a3")
+
+
+def test_several_moves_fit_lists_the_choices() -> None:
+    g = game("chess", "d2d4", "d7d5", "g1f3", "g8f6")
+    before = g.position_text
+    with pytest.raises(AmbiguousMoveError, match=r"which one: Nbd2 or Nfd2\?") as info:
+        g.play("Nd2")
+    assert info.value.candidates == ("Nbd2", "Nfd2")
+    assert g.position_text == before
+
+
+def test_short_promotions() -> None:
+    fen = "1n5k/P7/8/8/8/8/8/K7 w - - 0 1"
+    for text, printed in [("a8Q", "a7-a8Q"), ("a8=n", "a7-a8N"), ("axb8=R", "a7xb8R")]:
+        g = Game.from_position_text("chess", fen)
+        assert g.play(text).notation.rstrip("+") == printed
+    with pytest.raises(IllegalMoveError, match="one of Q, R, B, N"):
+        Game.from_position_text("chess", fen).play("a8")
+
+
+def test_a_capital_piece_letter_is_never_read_as_a_file() -> None:
+    """`Bxc3` is the Bishop's capture; b2xc3 is legal but must not be played for it."""
+    g = Game.from_position_text("chess", "4k3/8/8/8/8/2n5/1P6/4K3 w - - 0 1")
+    with pytest.raises(IllegalMoveError, match="no Bishop of yours can go to c3"):
+        g.play("Bxc3")
+    assert g.play("bxc3").notation == "b2xc3"
+
+
+def test_drops_in_both_forms() -> None:
+    for text in ("R@a3", "R*a3", "Ra3"):
+        g = Game.from_position_text("patricia", "k4/2R2/1R3/5/4K w - - 0 1 hand:R")
+        if text == "Ra3":  # a Rook on the board can go there too: a short form is a board move
+            assert g.play(text).notation == "Rb3-a3"
+            continue
+        assert g.play(text).notation == "R*a3+"
+
+
+# ------------------------------------------------------------------ round trips, every variant
+
+ALL_VARIANTS = variant_ids()
+
+
+def check_round_trips(variant: str, choices: list[int], *, every_move: bool) -> None:
+    """Legal moves read back from their printed, short and coordinate forms, and from
+    PGN's SAN: every move of each position, or (`every_move=False`, for long random games)
+    the move played and two others."""
+    g = Game.new(variant)
+    pos = g.position
+    for choice in choices:
+        if g.outcome() is not None:
+            break
+        codes = pos.legal_codes()
+        n = len(codes)
+        sample = codes if every_move else [codes[(choice + k * 7) % n] for k in range(3)]
+        for code in sample:
+            for text in (
+                format_code(pos, code),
+                format_short(pos, code),
+                coordinates(pos, code),
+                format_short(pos, code, pgn=True),
+            ):
+                assert parse(pos, text).code == code, (variant, text, g.ply)
+        g.play_move(pos.to_move(codes[choice % n]))
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_every_variant_round_trips_from_the_start(variant: str) -> None:
+    check_round_trips(variant, [7, 3], every_move=True)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(ALL_VARIANTS),
+    st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=60),
+)
+def test_random_play_round_trips_in_every_variant(variant: str, choices: list[int]) -> None:
+    check_round_trips(variant, choices, every_move=False)
+
+
+def test_pgn_san_forms() -> None:
+    g = game("chess", "f2f3", "e7e5", "g2g4")
+    pos = g.position
+    assert format_short(pos, parse(pos, "Qh4").code, pgn=True) == "Qh4#"
+    assert format_short(pos, parse(pos, "Qh4").code) == "Qh4++"
+    fen = "1n5k/P7/8/8/8/8/8/K7 w - - 0 1"
+    pos = Game.from_position_text("chess", fen).position
+    assert format_short(pos, parse(pos, "axb8=Q").code, pgn=True) == "axb8=Q+"
 
 
 @pytest.mark.parametrize(

@@ -829,7 +829,7 @@ def test_patricia_king_face_captured_and_check_marks() -> None:
     game = patricia("k4/5/5/5/K3r b - - 0 1 hand:-")
     assert "Re1xa1" in {m.notation for m in game.legal_moves()}
     with pytest.raises(IllegalMoveError, match="annotated as checkmate"):
-        game.play("Re1xa1++")
+        game.play("Re1xa1++", check_marks=True)
     game.play("Re1xa1")
     outcome = game.outcome()
     assert outcome is not None and outcome.result_text == "black wins by capturing the royal piece"
@@ -838,7 +838,7 @@ def test_patricia_king_face_captured_and_check_marks() -> None:
     notes = {m.notation for m in trapped.legal_moves()}
     assert "R*a3+" in notes and not any(n.endswith("++") for n in notes)
     with pytest.raises(IllegalMoveError, match="annotated as checkmate"):
-        trapped.play("R*a3#")
+        trapped.play("R*a3#", check_marks=True)
     trapped.play("R*a3+")
 
 
