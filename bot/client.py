@@ -17,7 +17,6 @@ from bot.service.engine import STORAGE_ENGINE
 from bot.service.pictures import Pictures, RendererPictures
 from bot.service.timers import TimerService
 from bot.timers import TimerLoop
-from bot.ui.buttons import ChallengeButton, OfferButton
 from storage import Storage
 
 log = logging.getLogger("fairypost.client")
@@ -90,7 +89,6 @@ class FairyPost(commands.Bot):
         self._timers = TimerLoop(self, TimerService(self._service))
         for extension in EXTENSIONS:
             await self.load_extension(extension)
-        self.add_dynamic_items(ChallengeButton, OfferButton)
         if self.dev_guild is not None:
             guild = discord.Object(self.dev_guild)
             self.tree.copy_global_to(guild=guild)

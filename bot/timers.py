@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import io
 import logging
-from typing import TYPE_CHECKING
 
 import discord
 
@@ -27,15 +26,12 @@ from bot.service.timers import (
 from bot.ui.embeds import challenge_embed, game_embed, rating_lines
 from bot.ui.format import deadline, mention
 
-if TYPE_CHECKING:
-    from bot.client import FairyPost
-
 log = logging.getLogger("fairypost.timers")
 MAX_SLEEP = 3600.0
 
 
 class TimerLoop:
-    def __init__(self, bot: FairyPost, service: TimerService) -> None:
+    def __init__(self, bot: discord.Client, service: TimerService) -> None:
         self.bot = bot
         self.service = service
         self._wake = asyncio.Event()
@@ -119,7 +115,7 @@ class TimerLoop:
         channel = await self._channel(g.thread_id or g.channel_id)
         if channel is None:
             return
-        picture = await self.bot.service.render(view.scene)
+        picture = await self.service.games.render(view.scene)
         await channel.send(
             content=text,
             embed=game_embed(view),
@@ -157,7 +153,7 @@ class TimerLoop:
         channel = await self._channel(c.channel_id)
         if channel is None or c.message_id is None:
             return
-        view = await self.bot.service.challenge_view(c.id)
+        view = await self.service.games.challenge_view(c.id)
         with contextlib.suppress(discord.HTTPException):
             message = channel.get_partial_message(c.message_id)  # type: ignore[attr-defined]
             await message.edit(

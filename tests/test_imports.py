@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +35,40 @@ def test_rules_imports_no_third_party(module: str) -> None:
 @pytest.mark.parametrize("module", ["renderer", "storage", "storage.__main__", "bot.config"])
 def test_renderer_and_storage_import_no_discord(module: str) -> None:
     assert "discord" not in _loaded_after_import(module)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Imports flow one way: rules <- renderer, storage <- bot.service <- bot.cogs, bot.ui; the
+# client (and the process entry points) wire them. Type-only imports count too.
+FORBIDDEN = {
+    "bot/service": ("discord", "bot.cogs", "bot.ui", "bot.client", "bot.app", "bot.timers"),
+    "bot/ui": ("bot.cogs", "bot.client", "bot.app", "bot.timers"),
+    "bot/cogs": ("bot.client", "bot.app", "bot.timers"),
+    "bot/timers.py": ("bot.client", "bot.app", "bot.cogs"),
+    "bot/replies.py": ("bot.client", "bot.cogs", "bot.ui"),
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+    return out
+
+
+@pytest.mark.parametrize("where", sorted(FORBIDDEN))
+def test_bot_imports_flow_one_way(where: str) -> None:
+    target = ROOT / where
+    files = [target] if target.is_file() else sorted(target.rglob("*.py"))
+    assert files
+    for path in files:
+        for module in _imports(path):
+            for banned in FORBIDDEN[where]:
+                assert module != banned and not module.startswith(banned + "."), (
+                    f"{path.relative_to(ROOT)} imports {module}"
+                )

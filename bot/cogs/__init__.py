@@ -1,4 +1,15 @@
-"""Thin cogs: parse the interaction, call the service, format the reply."""
+"""Thin cogs: parse the interaction, call the service, format the reply.
+
+To add a feature: write `bot/cogs/<name>.py` with a `commands.Cog` whose `__init__` takes
+a `Fairy` (`bot.cogs.common`), define beside it the persistent buttons and selects it
+answers (`discord.ui.DynamicItem` subclasses, custom ids `fp:<name>:...`), end the module
+with
+
+    async def setup(bot: commands.Bot) -> None:
+        await install(bot, MyCog(fairy(bot)), MyButton, ...)
+
+and list the module in `EXTENSIONS`. The client loads them in this order.
+"""
 
 EXTENSIONS = (
     "bot.cogs.challenges",

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+import re
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import picture_file, send_error, user_ref
+from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
 from bot.service.catalogue import variant_suggestions
-from bot.ui.buttons import challenge_view
 from bot.ui.embeds import challenge_embed, game_embed
 from bot.ui.format import mention
-
-if TYPE_CHECKING:
-    from bot.client import FairyPost
 
 log = logging.getLogger("fairypost.challenges")
 THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: correspondence games are slow
@@ -27,8 +24,48 @@ DAYS = [
 ] + [app_commands.Choice(name="no clock (casual)", value=0)]
 
 
+class ChallengeButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"fp:challenge:(?P<id>\d+):(?P<action>accept|decline)",
+):
+    """Accept or Decline under a challenge post."""
+
+    def __init__(self, challenge_id: int, action: str) -> None:
+        accept = action == "accept"
+        super().__init__(
+            discord.ui.Button(
+                label="Accept" if accept else "Decline",
+                style=discord.ButtonStyle.success if accept else discord.ButtonStyle.secondary,
+                custom_id=f"fp:challenge:{challenge_id}:{action}",
+            )
+        )
+        self.challenge_id = challenge_id
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+    ) -> ChallengeButton:
+        return cls(int(match["id"]), match["action"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await answer_challenge(
+            fairy(interaction.client), interaction, self.challenge_id, self.action == "accept"
+        )
+
+
+def challenge_view(challenge_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(ChallengeButton(challenge_id, "accept"))
+    view.add_item(ChallengeButton(challenge_id, "decline"))
+    return view
+
+
 class Challenges(commands.Cog):
-    def __init__(self, bot: FairyPost) -> None:
+    def __init__(self, bot: Fairy) -> None:
         self.bot = bot
 
     @app_commands.command(
@@ -101,7 +138,7 @@ class Challenges(commands.Cog):
 
 
 async def answer_challenge(
-    bot: FairyPost, interaction: discord.Interaction[Any], challenge_id: int, accept: bool
+    bot: Fairy, interaction: discord.Interaction[Any], challenge_id: int, accept: bool
 ) -> None:
     """Accept (start the game in a new thread) or decline a challenge from its button."""
     service = bot.service
@@ -159,5 +196,5 @@ def thread_name(variant: str, white: str, black: str) -> str:
     return f"{variant}: {white} vs {black}"[:100]
 
 
-async def setup(bot: FairyPost) -> None:
-    await bot.add_cog(Challenges(bot))
+async def setup(bot: commands.Bot) -> None:
+    await install(bot, Challenges(fairy(bot)), ChallengeButton)

@@ -1,18 +1,61 @@
-"""What every cog shares: turning Discord users into `UserRef`s, sending pictures, and
-replying to errors (through `bot.replies`, the one place that words them)."""
+"""What every cog shares: the client as cogs see it (`Fairy`), registering a cog with its
+persistent components (`install`), turning Discord users into `UserRef`s, sending
+pictures, and replying to errors (through `bot.replies`, the one place that words them).
+
+Cogs and `bot.ui` never import `bot.client`: the client imports them (by the extension
+names in `bot.cogs.EXTENSIONS`) and hands itself over as a `Fairy`.
+"""
 
 from __future__ import annotations
 
 import io
 import logging
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import discord
+from discord.ext import commands
 
 from bot.replies import reply_for
+from bot.service.games import GameService
 from bot.service.models import Picture, UserRef
 
 log = logging.getLogger("fairypost.bot")
+
+
+class Timers(Protocol):
+    def poke(self) -> None:
+        """Something may now be due earlier: the timer loop looks again."""
+
+
+@runtime_checkable
+class Fairy(Protocol):
+    """What cogs and components need from the client."""
+
+    @property
+    def service(self) -> GameService: ...
+
+    @property
+    def timers(self) -> Timers: ...
+
+
+def fairy(client: discord.Client | commands.Bot) -> Fairy:
+    """The client of an interaction or a cog's `setup`, as a `Fairy`."""
+    if not isinstance(client, Fairy):
+        raise TypeError(f"{type(client).__name__} is not the Fairy Post client")
+    return client
+
+
+async def install(
+    bot: commands.Bot,
+    cog: commands.Cog,
+    *components: type[discord.ui.DynamicItem[Any]],
+) -> None:
+    """Add a cog and the persistent components (buttons, selects) it answers. A component
+    is a `DynamicItem` whose custom id carries what it acts on, so it keeps working after
+    a restart; define it beside the cog that handles it and list it here."""
+    await bot.add_cog(cog)
+    if components:
+        bot.add_dynamic_items(*components)
 
 
 def user_ref(user: discord.abc.User) -> UserRef:

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.common import Fairy, fairy, install
 from bot.service.catalogue import find_variant, variant_suggestions
 from bot.service.errors import BadRequestError
 from bot.service.glicko2 import PROVISIONAL_DEVIATION
 from bot.ui.embeds import GREEN
 from bot.ui.format import timestamp
 from storage.models import HOUR, NotifyMode
-
-if TYPE_CHECKING:
-    from bot.client import FairyPost
 
 
 def _hours(text: str) -> list[int]:
@@ -34,7 +32,7 @@ def _hours(text: str) -> list[int]:
 
 
 class Correspondence(commands.Cog):
-    def __init__(self, bot: FairyPost) -> None:
+    def __init__(self, bot: Fairy) -> None:
         self.bot = bot
 
     @app_commands.command(name="settings", description="How Fairy Post tells you it is your turn")
@@ -177,5 +175,5 @@ class Correspondence(commands.Cog):
         ]
 
 
-async def setup(bot: FairyPost) -> None:
-    await bot.add_cog(Correspondence(bot))
+async def setup(bot: commands.Bot) -> None:
+    await install(bot, Correspondence(fairy(bot)))

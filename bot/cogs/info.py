@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import picture_file
+from bot.cogs.common import Fairy, fairy, install, picture_file
 from bot.service.catalogue import (
     all_variants,
     piece_info,
@@ -19,12 +19,9 @@ from bot.service.catalogue import (
 )
 from bot.ui.embeds import GREEN, IMAGE, games_embed, rules_embed, variants_embed
 
-if TYPE_CHECKING:
-    from bot.client import FairyPost
-
 
 class Info(commands.Cog):
-    def __init__(self, bot: FairyPost) -> None:
+    def __init__(self, bot: Fairy) -> None:
         self.bot = bot
 
     @app_commands.command(name="games", description="Your games in progress (or someone else's)")
@@ -106,5 +103,5 @@ class Info(commands.Cog):
         ]
 
 
-async def setup(bot: FairyPost) -> None:
-    await bot.add_cog(Info(bot))
+async def setup(bot: commands.Bot) -> None:
+    await install(bot, Info(fairy(bot)))

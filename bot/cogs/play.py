@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+import re
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import picture_file, send_error, user_ref
+from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
 from bot.service.models import EndResult, GameView, OfferView
-from bot.ui.buttons import offer_view
 from bot.ui.embeds import game_embed, rating_lines, to_move_mention
 from bot.ui.format import mention
-
-if TYPE_CHECKING:
-    from bot.client import FairyPost
 
 log = logging.getLogger("fairypost.play")
 GAME = "The game number (only needed outside the game's thread)"
 
 
 async def post_view(
-    bot: FairyPost,
+    bot: Fairy,
     interaction: discord.Interaction[Any],
     view: GameView,
     *,
@@ -51,8 +48,54 @@ def ending_content(result: EndResult | None, view: GameView) -> str:
     return text
 
 
+class OfferButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"fp:(?P<kind>draw|takeback):(?P<id>\d+):(?P<action>accept|decline)",
+):
+    """Accept or decline a draw offer or a takeback request."""
+
+    def __init__(self, kind: str, request_id: int, action: str) -> None:
+        accept = action == "accept"
+        label = {"draw": ("Accept draw", "Decline"), "takeback": ("Allow takeback", "Refuse")}[kind]
+        super().__init__(
+            discord.ui.Button(
+                label=label[0] if accept else label[1],
+                style=discord.ButtonStyle.success if accept else discord.ButtonStyle.secondary,
+                custom_id=f"fp:{kind}:{request_id}:{action}",
+            )
+        )
+        self.kind = kind
+        self.request_id = request_id
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+    ) -> OfferButton:
+        return cls(match["kind"], int(match["id"]), match["action"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await answer_offer(
+            fairy(interaction.client),
+            interaction,
+            self.kind,
+            self.request_id,
+            self.action == "accept",
+        )
+
+
+def offer_view(kind: str, request_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(OfferButton(kind, request_id, "accept"))
+    view.add_item(OfferButton(kind, request_id, "decline"))
+    return view
+
+
 class Play(commands.Cog):
-    def __init__(self, bot: FairyPost) -> None:
+    def __init__(self, bot: Fairy) -> None:
         self.bot = bot
 
     @app_commands.command(name="move", description="Play a move in this game")
@@ -205,7 +248,7 @@ class Play(commands.Cog):
 
 
 async def answer_offer(
-    bot: FairyPost, interaction: discord.Interaction[Any], kind: str, request_id: int, accept: bool
+    bot: Fairy, interaction: discord.Interaction[Any], kind: str, request_id: int, accept: bool
 ) -> None:
     """The opponent's answer to a draw offer or a takeback request, from its buttons."""
     user = user_ref(interaction.user)
@@ -242,5 +285,5 @@ async def answer_offer(
     bot.timers.poke()
 
 
-async def setup(bot: FairyPost) -> None:
-    await bot.add_cog(Play(bot))
+async def setup(bot: commands.Bot) -> None:
+    await install(bot, Play(fairy(bot)), OfferButton)
