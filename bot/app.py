@@ -17,7 +17,7 @@ log = logging.getLogger("fairypost")
 
 
 async def serve(settings: Settings) -> int:
-    bot = FairyPost(db_path=settings.db_path, dev_guild=settings.dev_guild)
+    bot = FairyPost(database=settings.database, dev_guild=settings.dev_guild)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))

@@ -45,7 +45,7 @@ class FairyPost(commands.Bot):
     def __init__(
         self,
         *,
-        db_path: Path,
+        database: str | Path,
         dev_guild: int | None = None,
         clock: Clock | None = None,
         pictures: Pictures | None = None,
@@ -58,7 +58,7 @@ class FairyPost(commands.Bot):
             help_command=None,
             **options,
         )
-        self.db_path = db_path
+        self.database = database
         self.dev_guild = dev_guild
         self.clock = clock or SystemClock()
         self._pictures = pictures
@@ -82,8 +82,7 @@ class FairyPost(commands.Bot):
         return self._timers
 
     async def setup_hook(self) -> None:
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        self._storage = await Storage.open(self.db_path, engine=STORAGE_ENGINE)
+        self._storage = await Storage.open(self.database, engine=STORAGE_ENGINE)
         pictures = self._pictures or RendererPictures()
         self._service = GameService(self._storage, clock=self.clock, pictures=pictures)
         self._timers = TimerLoop(self, TimerService(self._service))

@@ -50,7 +50,8 @@ class Settings:
     one (the bot, `invite`) say so themselves, the storage commands do not need it."""
 
     token: str | None
-    db_path: Path
+    database: str
+    """FAIRYPOST_DB: a SQLite file (or sqlite:///path), or a postgresql:// URL."""
     dev_guild: int | None
     log_level: str
     env_file: Path | None  # the file that was read, for messages; None when there was none
@@ -123,7 +124,7 @@ def load_settings(environ: Mapping[str, str] | None = None, dotenv: Path | None 
     values, read = read_environment(environ, dotenv)
     return Settings(
         token=_text(values, "DISCORD_TOKEN"),
-        db_path=Path(_text(values, "FAIRYPOST_DB") or DEFAULT_DB),
+        database=_text(values, "FAIRYPOST_DB") or DEFAULT_DB,
         dev_guild=_int(values, "FAIRYPOST_DEV_GUILD", "a numeric guild id"),
         log_level=_choice(values, "FAIRYPOST_LOG_LEVEL", LOG_LEVELS, "INFO"),
         env_file=read,

@@ -1,7 +1,8 @@
 """Operator commands: `python -m storage backup PATH`, `check` and `migrate`.
 
-The database is `--db PATH`, else FAIRYPOST_DB from the environment or the environment file
-(read by the bot's one configuration loader, `bot.config`), else `data/fairypost.sqlite3`.
+The database is `--db PATH_OR_URL`, else FAIRYPOST_DB from the environment or the environment
+file (read by the bot's one configuration loader, `bot.config`), else `data/fairypost.sqlite3`:
+a SQLite file (or `sqlite:///path`) or a `postgresql://` URL.
 Exit codes: 0 fine, 1 the check found problems, 2 the command could not run.
 """
 
@@ -17,8 +18,9 @@ from typing import TextIO, cast
 
 from storage.backup import backup_database
 from storage.check import check_database
+from storage.db import parse_target
 from storage.engine import Engine, Replayer
-from storage.errors import EngineUnavailableError, StorageError
+from storage.errors import EngineUnavailableError, InvalidValueError, StorageError
 from storage.store import Storage
 
 EngineLoader = Callable[[], Engine]
@@ -43,21 +45,21 @@ def load_rules_engine() -> Engine:
     return Engine(version=version, replay=cast(Replayer, replay))
 
 
-def default_db(environ: Mapping[str, str] | None = None, dotenv: Path | None = None) -> Path:
+def default_db(environ: Mapping[str, str] | None = None, dotenv: Path | None = None) -> str:
     """The database the bot itself would open, by the same loader and rules."""
     from bot.config import load_settings  # standard library and python-dotenv only
 
-    return load_settings(environ, dotenv).db_path
+    return load_settings(environ, dotenv).database
 
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--db",
-        type=Path,
+        type=str,
         default=argparse.SUPPRESS,  # so a subcommand's absent --db keeps the global one
-        help="the database file (default: FAIRYPOST_DB from the environment or .env, "
-        "else data/fairypost.sqlite3)",
+        help="the database: a SQLite file or a postgresql:// URL (default: FAIRYPOST_DB "
+        "from the environment or .env, else data/fairypost.sqlite3)",
     )
     parser = argparse.ArgumentParser(
         prog="python -m storage",
@@ -90,13 +92,17 @@ def main(
     from bot.config import ConfigError
 
     try:
-        db: Path = getattr(args, "db", None) or default_db()
+        db: str = getattr(args, "db", None) or default_db()
     except ConfigError as exc:
         print(f"error: {exc}", file=stderr)
         return 2
     try:
         if args.command == "backup":
-            asyncio.run(backup_database(db, args.path))
+            if parse_target(db).dialect != "sqlite":
+                raise InvalidValueError(
+                    "a PostgreSQL database is backed up with pg_dump (see docs/deploy.md)"
+                )
+            asyncio.run(backup_database(Path(db), args.path))
             print(f"backed up {db} to {args.path}", file=stdout)
             return 0
         if args.command == "migrate":
@@ -107,13 +113,13 @@ def main(
         return 2
 
 
-async def _migrate(db: Path, out: TextIO) -> int:
+async def _migrate(db: str, out: TextIO) -> int:
     async with await Storage.open(db, create=False) as storage:
-        print(f"{db} is at schema version {await storage.schema_version()}", file=out)
+        print(f"{storage.target} is at schema version {await storage.schema_version()}", file=out)
     return 0
 
 
-async def _check(db: Path, engine_loader: EngineLoader, all_games: bool, out: TextIO) -> int:
+async def _check(db: str, engine_loader: EngineLoader, all_games: bool, out: TextIO) -> int:
     engine = engine_loader()
     async with await Storage.open(db, create=False, migrate=False, engine=engine) as storage:
         report = await check_database(storage, engine, all_games=all_games)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Iterable, Sequence
 
+from storage.db import Row
 from storage.errors import InvalidValueError
 from storage.models import (
     DAY,
@@ -138,7 +138,7 @@ def parse_options(value: str) -> tuple[str, ...]:
 # --- rows -------------------------------------------------------------------------------
 
 
-def player(row: sqlite3.Row) -> Player:
+def player(row: Row) -> Player:
     return Player(
         user_id=row["user_id"],
         display_name=row["display_name"],
@@ -152,7 +152,7 @@ def player(row: sqlite3.Row) -> Player:
     )
 
 
-def guild_settings(row: sqlite3.Row) -> GuildSettings:
+def guild_settings(row: Row) -> GuildSettings:
     return GuildSettings(
         guild_id=row["guild_id"],
         challenge_channel_id=row["challenge_channel_id"],
@@ -163,7 +163,7 @@ def guild_settings(row: sqlite3.Row) -> GuildSettings:
     )
 
 
-def challenge(row: sqlite3.Row) -> Challenge:
+def challenge(row: Row) -> Challenge:
     return Challenge(
         id=row["id"],
         guild_id=row["guild_id"],
@@ -185,7 +185,7 @@ def challenge(row: sqlite3.Row) -> Challenge:
     )
 
 
-def game(row: sqlite3.Row) -> Game:
+def game(row: Row) -> Game:
     return Game(
         id=row["id"],
         challenge_id=row["challenge_id"],
@@ -217,7 +217,7 @@ def game(row: sqlite3.Row) -> Game:
     )
 
 
-def move(row: sqlite3.Row) -> Move:
+def move(row: Row) -> Move:
     return Move(
         game_id=row["game_id"],
         ply=row["ply"],
@@ -229,7 +229,7 @@ def move(row: sqlite3.Row) -> Move:
     )
 
 
-def archived_move(row: sqlite3.Row) -> ArchivedMove:
+def archived_move(row: Row) -> ArchivedMove:
     return ArchivedMove(
         id=row["id"],
         game_id=row["game_id"],
@@ -244,7 +244,7 @@ def archived_move(row: sqlite3.Row) -> ArchivedMove:
     )
 
 
-def draw_offer(row: sqlite3.Row) -> DrawOffer:
+def draw_offer(row: Row) -> DrawOffer:
     return DrawOffer(
         id=row["id"],
         game_id=row["game_id"],
@@ -256,7 +256,7 @@ def draw_offer(row: sqlite3.Row) -> DrawOffer:
     )
 
 
-def takeback(row: sqlite3.Row) -> TakebackRequest:
+def takeback(row: Row) -> TakebackRequest:
     return TakebackRequest(
         id=row["id"],
         game_id=row["game_id"],
@@ -269,7 +269,7 @@ def takeback(row: sqlite3.Row) -> TakebackRequest:
     )
 
 
-def rating(row: sqlite3.Row) -> Rating:
+def rating(row: Row) -> Rating:
     return Rating(
         user_id=row["user_id"],
         variant_id=row["variant_id"],
@@ -284,7 +284,7 @@ def rating(row: sqlite3.Row) -> Rating:
     )
 
 
-def rating_change(row: sqlite3.Row) -> RatingChange:
+def rating_change(row: Row) -> RatingChange:
     return RatingChange(
         game_id=row["game_id"],
         user_id=row["user_id"],

@@ -14,7 +14,9 @@ GAME_SELECT = "SELECT * FROM games"
 
 
 async def fetch_game(tx: Tx, game_id: int) -> Game:
-    row = await tx.one(f"{GAME_SELECT} WHERE id = ?", (game_id,))
+    """The game; in a write transaction its row stays locked until COMMIT (PostgreSQL), so
+    whatever the caller decides from it still holds when it writes."""
+    row = await tx.one(f"{GAME_SELECT} WHERE id = ?{tx.for_update}", (game_id,))
     if row is None:
         raise GameNotFoundError(game_id)
     return _rows.game(row)
@@ -144,7 +146,7 @@ async def finish_game(tx: Tx, game: Game, outcome: Outcome | None, now: int) -> 
     changed = await tx.run(
         "UPDATE games SET status = ?, result = ?, termination = ?, end_detail = ?, "
         "deadline_at = NULL, paused_remaining = NULL, ended_at = ?, "
-        "updated_at = max(updated_at, ?) "
+        "updated_at = greatest(updated_at, ?) "
         "WHERE id = ? AND status = 'active' AND ply_count = ?",
         (*values, now, now, game.id, game.ply_count),
     )

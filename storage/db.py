@@ -1,185 +1,180 @@
-"""One SQLite connection, its pragmas, and transactions that own it exclusively.
+"""The database behind the repositories: SQLite (a file) or PostgreSQL (a server).
 
-aiosqlite runs statements one at a time on a worker thread, but two coroutines could still
-interleave their statements inside one transaction. Every transaction here therefore holds an
-`asyncio.Lock` from BEGIN to COMMIT, and write transactions start with BEGIN IMMEDIATE so the
-write lock is taken before anything is read (which also serialises other processes).
+Repositories see only `Database.transaction()` and the `Tx` it yields, and write the portable
+SQL of storage/README.md; each backend runs it its own way:
+
+- `storage.sqlite`: one aiosqlite connection; write transactions are BEGIN IMMEDIATE under an
+  `asyncio.Lock`, so every write transaction of every process is serialised by SQLite.
+- `storage.postgres`: an asyncpg pool; write transactions are READ COMMITTED, and a row whose
+  state decides a write is read with `tx.for_update` so concurrent writers queue on that row.
+  Read transactions are REPEATABLE READ snapshots, like SQLite's deferred reads.
+
+`connect(target)` picks the backend from the database setting: a file path or
+`sqlite:///path` is SQLite, `postgresql://user@host/db` is PostgreSQL.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import sqlite3
-import time
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-import aiosqlite
+from storage.dialect import DialectName
+from storage.errors import InvalidValueError
 
-from storage.errors import DatabaseUnavailableError, InvalidValueError
-
-log = logging.getLogger(__name__)
-
-MIN_SQLITE = (3, 37, 0)
-"""STRICT tables arrived in 3.37."""
+if TYPE_CHECKING:
+    from storage.migrate import Migration
 
 DEFAULT_BUSY_TIMEOUT_MS = 5_000
 
 Params = Sequence[Any] | Mapping[str, Any]
 
 
-class Tx:
+class Row(Protocol):
+    """A result row, by column name or position (sqlite3.Row, asyncpg.Record)."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+
+
+class Tx(ABC):
     """The statements of one open transaction; valid only inside `Database.transaction`."""
 
-    __slots__ = ("_conn",)
+    dialect: DialectName
+    write: bool
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self._conn = conn
+    @property
+    def for_update(self) -> str:
+        """Append to a SELECT that reads a row this write transaction will change depending
+        on what it read: PostgreSQL locks the row until COMMIT (concurrent writers of the same
+        row queue); SQLite needs nothing, its write transactions are serialised."""
+        return " FOR UPDATE" if self.dialect == "postgresql" and self.write else ""
 
-    async def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
-        rows = await self._conn.execute_fetchall(sql, params)
-        for row in rows:
-            return row
-        return None
+    @property
+    def skip_locked(self) -> str:
+        """Like `for_update`, but rows another transaction holds are skipped instead of
+        waited for: claim queues (timers, effects) where each process takes different rows."""
+        return " FOR UPDATE SKIP LOCKED" if self.dialect == "postgresql" and self.write else ""
 
-    async def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
-        return list(await self._conn.execute_fetchall(sql, params))
+    @abstractmethod
+    async def one(self, sql: str, params: Params = ()) -> Row | None: ...
+
+    @abstractmethod
+    async def all(self, sql: str, params: Params = ()) -> list[Row]: ...
 
     async def scalar(self, sql: str, params: Params = ()) -> Any:
         row = await self.one(sql, params)
         return None if row is None else row[0]
 
+    @abstractmethod
     async def run(self, sql: str, params: Params = ()) -> int:
         """Executes a write and returns how many rows it changed."""
-        cursor = await self._conn.execute(sql, params)
-        return cursor.rowcount
 
+    @abstractmethod
     async def insert(self, sql: str, params: Params = ()) -> int:
-        """Executes an INSERT and returns the new row id."""
-        cursor = await self._conn.execute(sql, params)
-        rowid = cursor.lastrowid
-        if rowid is None:  # pragma: no cover - sqlite3 always sets it after an INSERT
-            raise RuntimeError("INSERT produced no row id")
-        return rowid
+        """Executes an INSERT into a table keyed by `id INTEGER PRIMARY KEY` and returns the
+        new row's id."""
 
-    async def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        await self._conn.executemany(sql, rows)
+    @abstractmethod
+    async def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
 
-class Database:
-    """An open database file: one connection, one lock, pragmas applied."""
+class Database(ABC):
+    """An open database: transactions, schema version, migrations and health checks."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
-        self._conn = conn
-        self.path = path
-        self._lock = asyncio.Lock()
+    dialect: DialectName
+    target: str
+    """What to show an operator: the file path, or the URL without a password."""
 
-    @classmethod
-    async def connect(
-        cls,
-        path: str | Path,
-        *,
-        create: bool = True,
-        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
-    ) -> Database:
-        """Opens `path` (creating it and its folder if `create`) and applies the pragmas."""
-        if sqlite3.sqlite_version_info < MIN_SQLITE:
-            raise DatabaseUnavailableError(
-                f"SQLite {sqlite3.sqlite_version} is too old; Fairy Post needs "
-                f"{'.'.join(map(str, MIN_SQLITE))} or newer"
+    @abstractmethod
+    def transaction(self, *, write: bool = True) -> AbstractAsyncContextManager[Tx]:
+        """A write transaction (default) or a consistent read snapshot, committed at the end
+        of the block and rolled back on any error or cancellation. Constraint violations
+        become `InvalidValueError`."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def schema_version(self) -> int: ...
+
+    @abstractmethod
+    async def apply_migration(self, migration: Migration) -> None:
+        """Applies one migration atomically, unless another process did it first."""
+
+    @abstractmethod
+    async def integrity_check(self) -> list[str]:
+        """`["ok"]` or the problems the database found in its own files."""
+
+    @abstractmethod
+    async def foreign_key_check(self) -> list[tuple[str, int | None, str]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A parsed database setting."""
+
+    dialect: DialectName
+    path: Path | None = None
+    url: str | None = None
+
+    def __str__(self) -> str:
+        return str(self.path) if self.path is not None else redact(self.url or "")
+
+
+def parse_target(value: str | Path) -> Target:
+    """A file path or `sqlite:///path` is SQLite; `postgresql://` (or `postgres://`) is
+    PostgreSQL. Anything else that looks like a URL is refused with the accepted forms."""
+    if isinstance(value, Path):
+        return Target("sqlite", path=value)
+    text = value.strip()
+    if not text:
+        raise InvalidValueError("the database setting is empty")
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        return Target("sqlite", path=Path(text))
+    scheme = scheme.lower()
+    if scheme in ("postgresql", "postgres"):
+        return Target("postgresql", url=f"postgresql://{rest}")
+    if scheme == "sqlite":
+        if not rest.startswith("/") or rest == "/":
+            raise InvalidValueError(
+                f"write a SQLite URL as sqlite:///relative/path or sqlite:////absolute/path, "
+                f"not {text!r}"
             )
-        path = Path(path)
-        if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        elif not path.is_file():
-            raise DatabaseUnavailableError(f"there is no database at {path}")
-        try:
-            conn = await aiosqlite.connect(path, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise DatabaseUnavailableError(f"cannot open the database {path}: {exc}") from exc
-        conn.row_factory = sqlite3.Row
-        try:
-            await apply_pragmas(conn, busy_timeout_ms)
-        except sqlite3.DatabaseError as exc:
-            await conn.close()
-            raise DatabaseUnavailableError(f"cannot use the database {path}: {exc}") from exc
-        except BaseException:
-            await conn.close()
-            raise
-        return cls(conn, path)
-
-    async def close(self) -> None:
-        async with self._lock:
-            await self._conn.close()
-
-    @property
-    def connection(self) -> aiosqlite.Connection:
-        """The raw connection, for work that manages its own transactions (migrations,
-        backup). Use it only while holding `exclusive()`."""
-        return self._conn
-
-    @asynccontextmanager
-    async def exclusive(self) -> AsyncIterator[aiosqlite.Connection]:
-        """The connection with no transaction opened, for whole-connection work."""
-        async with self._lock:
-            yield self._conn
-
-    @asynccontextmanager
-    async def transaction(self, *, write: bool = True) -> AsyncIterator[Tx]:
-        """BEGIN IMMEDIATE (or a deferred read snapshot) ... COMMIT, rolled back on any error
-        or cancellation. Statements queue in order on aiosqlite's thread, so a rollback
-        queued after a cancellation still runs before the next transaction's BEGIN."""
-        async with self._lock:
-            try:
-                # Inside the try: a cancellation while BEGIN is queued must still roll back.
-                await self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                yield Tx(self._conn)
-                await self._conn.execute("COMMIT")
-            except sqlite3.IntegrityError as exc:
-                # A CHECK, UNIQUE or foreign key caught a value the code let through.
-                await asyncio.shield(self._rollback())
-                raise InvalidValueError(f"the database refused the change: {exc}") from exc
-            except BaseException:
-                await asyncio.shield(self._rollback())
-                raise
-
-    async def _rollback(self) -> None:
-        try:
-            await self._conn.execute("ROLLBACK")
-        except sqlite3.OperationalError:
-            # The COMMIT went through before the error surfaced: nothing is left to undo.
-            pass
-        except Exception:  # pragma: no cover - the connection itself is broken
-            log.exception("rollback failed")
+        return Target("sqlite", path=Path(rest[1:]))
+    raise InvalidValueError(
+        f"unknown database {text!r}: use a file path, sqlite:///path or "
+        "postgresql://user@host/database"
+    )
 
 
-async def _enable_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> str:
-    """Switch to WAL, retrying while another process holds the lock: changing the journal
-    mode of a fresh database can fail at once with "database is locked" without waiting for
-    the busy timeout (two bots, or a backup, starting at the same moment)."""
-    deadline = time.monotonic() + busy_timeout_ms / 1000
-    while True:
-        try:
-            rows = list(await conn.execute_fetchall("PRAGMA journal_mode = WAL"))
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
-                raise
-            await asyncio.sleep(0.02)
-            continue
-        return str(rows[0][0]).lower() if rows else ""
+def redact(url: str) -> str:
+    """The URL without its password, for logs and messages."""
+    head, sep, rest = url.partition("://")
+    if not sep or "@" not in rest.split("/", 1)[0]:
+        return url
+    credentials, _, host = rest.partition("@")
+    user = credentials.split(":", 1)[0]
+    return f"{head}://{user}:***@{host}" if ":" in credentials else url
 
 
-async def apply_pragmas(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:
-    """The settings every connection needs: durable WAL, enforced foreign keys, patience."""
-    await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-    mode = await _enable_wal(conn, busy_timeout_ms)
-    if mode != "wal":
-        raise DatabaseUnavailableError(
-            f"the database cannot use write-ahead logging (journal mode stays {mode!r}); "
-            "put it on a local disk"
-        )
-    await conn.execute("PRAGMA synchronous = FULL")
-    await conn.execute("PRAGMA foreign_keys = ON")
+async def connect(
+    target: str | Path | Target,
+    *,
+    create: bool = True,
+    busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+) -> Database:
+    """Opens the database named by the setting (see `parse_target`)."""
+    parsed = target if isinstance(target, Target) else parse_target(target)
+    if parsed.dialect == "postgresql":
+        from storage.postgres import PostgresDatabase
+
+        assert parsed.url is not None
+        return await PostgresDatabase.connect(parsed.url)
+    from storage.sqlite import SqliteDatabase
+
+    assert parsed.path is not None
+    return await SqliteDatabase.connect(parsed.path, create=create, busy_timeout_ms=busy_timeout_ms)

@@ -16,7 +16,8 @@ class StorageError(Exception):
 
 
 class DatabaseUnavailableError(StorageError):
-    """The database file cannot be opened, or this SQLite is too old for the schema."""
+    """The database file cannot be opened, the server cannot be reached, or this SQLite is
+    too old for the schema."""
 
 
 class SchemaError(StorageError):
@@ -170,6 +171,14 @@ class RequestAlreadyPendingError(ConflictError):
         self.request_id = request_id
         self.requested_by = requested_by
         super().__init__(f"a {what} is already waiting for an answer in this game")
+
+
+class ConcurrentUpdateError(ConflictError):
+    """PostgreSQL gave up on a transaction that collided with another one (a deadlock or a
+    serialisation failure); nothing of it was written and trying again is safe."""
+
+    def __init__(self) -> None:
+        super().__init__("someone else changed the same thing at the same moment; try again")
 
 
 class RatingChangedError(ConflictError):

@@ -155,9 +155,9 @@ class Games:
             rows = await tx.all(
                 f"SELECT * FROM ("
                 f"  SELECT * FROM (SELECT * FROM games WHERE white_id = ? {status} {order} "
-                f"  LIMIT ?) UNION ALL "
+                f"  LIMIT ?) AS as_white UNION ALL "
                 f"  SELECT * FROM (SELECT * FROM games WHERE black_id = ? {status} {order} "
-                f"  LIMIT ?)) {order} LIMIT ?",
+                f"  LIMIT ?) AS as_black) AS recent {order} LIMIT ?",
                 (user_id, limit, user_id, limit, limit),
             )
         return [_rows.game(row) for row in rows]
@@ -266,7 +266,7 @@ class Games:
             changed = await tx.run(
                 "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "
                 "turn = ?, white_bank = ?, black_bank = ?, deadline_at = NULL, "
-                "paused_remaining = NULL, updated_at = max(updated_at, ?) "
+                "paused_remaining = NULL, updated_at = greatest(updated_at, ?) "
                 "WHERE id = ? AND status = 'active' AND ply_count = ?",
                 (
                     ply,

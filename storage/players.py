@@ -26,7 +26,7 @@ class Players:
                 "INSERT INTO players (user_id, display_name, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET "
                 "display_name = excluded.display_name, "
-                "updated_at = max(players.updated_at, excluded.updated_at)",
+                "updated_at = greatest(players.updated_at, excluded.updated_at)",
                 (user_id, name, now, now),
             )
             return await self._fetch(tx, user_id)
@@ -61,7 +61,7 @@ class Players:
                 "UPDATE players SET notify_mode = coalesce(?, notify_mode), "
                 "turn_notices = coalesce(?, turn_notices), "
                 "reminder_offsets = coalesce(?, reminder_offsets), "
-                "updated_at = max(updated_at, ?) WHERE user_id = ?",
+                "updated_at = greatest(updated_at, ?) WHERE user_id = ?",
                 (
                     None if notify_mode is None else notify_mode.value,
                     None if turn_notices is None else int(turn_notices),
@@ -85,7 +85,7 @@ class Players:
         games = await tx.all(
             "SELECT id, ply_count, deadline_at FROM games WHERE status = 'active' "
             "AND deadline_at IS NOT NULL AND ((turn = 'white' AND white_id = ?) "
-            "OR (turn = 'black' AND black_id = ?))",
+            f"OR (turn = 'black' AND black_id = ?)) ORDER BY id{tx.for_update}",
             (player.user_id, player.user_id),
         )
         for game in games:

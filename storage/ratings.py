@@ -71,8 +71,10 @@ class Ratings:
                 return RatingApplication(False, (done[0], done[1]))
             if len(updates) != 2 or set(by_user) != {game.white_id, game.black_id}:
                 raise InvalidValueError("a rating update needs exactly the game's two players")
-            changes: list[RatingChange] = []
-            for color in (Color.WHITE, Color.BLACK):
+            changes: dict[Color, RatingChange] = {}
+            # Lower user id first: two games of one player applied at once lock the rating
+            # rows in the same order (PostgreSQL), so they queue instead of deadlocking.
+            for color in sorted((Color.WHITE, Color.BLACK), key=game.player_id):
                 user_id = game.player_id(color)
                 update = by_user[user_id]
                 before = await self._fetch(tx, user_id, game.variant_id)
@@ -82,7 +84,7 @@ class Ratings:
                 wins = before.wins + (score > 0.5)
                 draws = before.draws + (score == 0.5)
                 losses = before.losses + (score < 0.5)
-                await tx.run(
+                written = await tx.run(
                     "INSERT INTO ratings (user_id, variant_id, rating, deviation, volatility, "
                     "games, wins, draws, losses, last_played_at, updated_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -90,7 +92,8 @@ class Ratings:
                     "rating = excluded.rating, deviation = excluded.deviation, "
                     "volatility = excluded.volatility, games = excluded.games, "
                     "wins = excluded.wins, draws = excluded.draws, losses = excluded.losses, "
-                    "last_played_at = excluded.last_played_at, updated_at = excluded.updated_at",
+                    "last_played_at = excluded.last_played_at, updated_at = excluded.updated_at "
+                    "WHERE ratings.games = ?",
                     (
                         user_id,
                         game.variant_id,
@@ -103,8 +106,13 @@ class Ratings:
                         losses,
                         game.ended_at,
                         now,
+                        before.games,
                     ),
                 )
+                if not written:
+                    # Another game of this player was rated since we read the row.
+                    now_games = (await self._fetch(tx, user_id, game.variant_id)).games
+                    raise RatingChangedError(user_id, update.based_on_games, now_games)
                 change = RatingChange(
                     game_id=game_id,
                     user_id=user_id,
@@ -139,8 +147,8 @@ class Ratings:
                         change.created_at,
                     ),
                 )
-                changes.append(change)
-            return RatingApplication(True, (changes[0], changes[1]))
+                changes[color] = change
+            return RatingApplication(True, (changes[Color.WHITE], changes[Color.BLACK]))
 
     async def game_changes(self, game_id: int) -> list[RatingChange]:
         """The rating changes a game caused: White's then Black's, or none."""

@@ -9,12 +9,14 @@ from types import TracebackType
 from storage import migrate as migrations
 from storage.backup import backup_database
 from storage.challenges import Challenges
-from storage.db import DEFAULT_BUSY_TIMEOUT_MS, Database
+from storage.db import DEFAULT_BUSY_TIMEOUT_MS, Database, Target, connect
 from storage.engine import Engine
+from storage.errors import InvalidValueError
 from storage.games import Games
 from storage.offers import DrawOffers, Takebacks
 from storage.players import Guilds, Players
 from storage.ratings import Ratings
+from storage.sqlite import SqliteDatabase
 from storage.timers import Timers
 from storage.vacations import Vacations
 
@@ -43,7 +45,7 @@ class Storage:
     @classmethod
     async def open(
         cls,
-        path: str | Path,
+        target: str | Path | Target,
         *,
         engine: Engine | None = None,
         rng: random.Random | None = None,
@@ -52,15 +54,15 @@ class Storage:
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
     ) -> Storage:
         """Opens (and with `create`, creates) the database and brings its schema up to date.
+        `target` is a SQLite file path (or `sqlite:///path`) or a `postgresql://` URL.
         With `migrate=False` a database that is not exactly current is refused instead.
         A database newer than this code is always refused (`SchemaTooNewError`)."""
-        db = await Database.connect(path, create=create, busy_timeout_ms=busy_timeout_ms)
+        db = await connect(target, create=create, busy_timeout_ms=busy_timeout_ms)
         try:
-            async with db.exclusive() as conn:
-                if migrate:
-                    await migrations.migrate(conn)
-                else:
-                    await migrations.ensure_current(conn)
+            if migrate:
+                await migrations.migrate(db)
+            else:
+                await migrations.ensure_current(db)
         except BaseException:
             await db.close()
             raise
@@ -82,25 +84,34 @@ class Storage:
         await self.close()
 
     @property
+    def dialect(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self._db.dialect
+
+    @property
+    def target(self) -> str:
+        """The database as an operator names it: the file, or the URL without password."""
+        return self._db.target
+
+    @property
     def path(self) -> Path:
+        """The SQLite file (refused for PostgreSQL, which has no file of its own)."""
+        if not isinstance(self._db, SqliteDatabase):
+            raise InvalidValueError(f"{self._db.target} is a PostgreSQL database, not a file")
         return self._db.path
 
     async def schema_version(self) -> int:
-        async with self._db.exclusive() as conn:
-            return await migrations.schema_version(conn)
+        return await self._db.schema_version()
 
     async def integrity_check(self) -> list[str]:
-        """SQLite's full integrity check: `["ok"]` or the problems it found."""
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all("PRAGMA integrity_check")
-        return [str(row[0]) for row in rows]
+        """`["ok"]` or the problems the database found in its own files."""
+        return await self._db.integrity_check()
 
     async def foreign_key_check(self) -> list[tuple[str, int | None, str]]:
         """Rows whose foreign keys point nowhere: (table, rowid, referenced table)."""
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all("PRAGMA foreign_key_check")
-        return [(str(row[0]), row[1], str(row[2])) for row in rows]
+        return await self._db.foreign_key_check()
 
     async def backup(self, target: str | Path) -> None:
-        """A consistent copy of the database at `target`, taken while the store stays open."""
-        await backup_database(self._db.path, Path(target))
+        """A consistent copy of the database at `target`, taken while the store stays open
+        (SQLite; for PostgreSQL use pg_dump, see docs/deploy.md)."""
+        await backup_database(self.path, Path(target))

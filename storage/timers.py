@@ -18,11 +18,11 @@ _KIND = {
 }
 
 _DUE_SQL = """
-SELECT kind, due_at, user_id, game_id, ply, NULL AS challenge_id, offset_seconds
+SELECT kind, due_at, user_id, game_id, ply, CAST(NULL AS BIGINT) AS challenge_id, offset_seconds
   FROM notifications WHERE sent_at IS NULL AND due_at <= :now
 UNION ALL
 SELECT 'timeout', deadline_at, CASE turn WHEN 'white' THEN white_id ELSE black_id END,
-       id, ply_count, NULL, 0
+       id, ply_count, CAST(NULL AS BIGINT), 0
   FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= :now
 UNION ALL
 SELECT 'challenge_expiry', expires_at, challenger_id, NULL, NULL, id, 0
@@ -40,7 +40,7 @@ SELECT min(t) FROM (
   UNION ALL SELECT min(deadline_at) FROM games WHERE deadline_at IS NOT NULL
   UNION ALL SELECT min(expires_at) FROM challenges WHERE status = 'open'
   UNION ALL SELECT min(vacation_ends_at) FROM players WHERE vacation_ends_at IS NOT NULL
-)
+) AS earliest
 """
 
 

@@ -36,7 +36,8 @@ class Vacations:
         async with self._db.transaction() as tx:
             await _shared.ensure_players(tx, [user_id], now)
             started = await tx.scalar(
-                "SELECT vacation_started_at FROM players WHERE user_id = ?", (user_id,)
+                f"SELECT vacation_started_at FROM players WHERE user_id = ?{tx.for_update}",
+                (user_id,),
             )
             if started is not None:
                 raise VacationError("you are already on vacation")
@@ -49,12 +50,12 @@ class Vacations:
                 )
             await tx.run(
                 "UPDATE players SET vacation_started_at = ?, vacation_ends_at = ?, "
-                "updated_at = max(updated_at, ?) WHERE user_id = ?",
+                "updated_at = greatest(updated_at, ?) WHERE user_id = ?",
                 (now, ends_at, now, user_id),
             )
             games = await tx.all(
                 f"SELECT id, deadline_at FROM games WHERE {_MY_TURN} "
-                "AND deadline_at IS NOT NULL AND deadline_at > :now",
+                f"AND deadline_at IS NOT NULL AND deadline_at > :now ORDER BY id{tx.for_update}",
                 {"user": user_id, "now": now},
             )
             for game in games:
@@ -70,7 +71,8 @@ class Vacations:
         """Ends the vacation now (or when it ran out, if that was earlier)."""
         async with self._db.transaction() as tx:
             row = await tx.one(
-                "SELECT vacation_started_at, vacation_ends_at FROM players WHERE user_id = ?",
+                "SELECT vacation_started_at, vacation_ends_at FROM players "
+                f"WHERE user_id = ?{tx.for_update}",
                 (user_id,),
             )
             if row is None or row["vacation_started_at"] is None:
@@ -84,7 +86,8 @@ class Vacations:
         async with self._db.transaction() as tx:
             rows = await tx.all(
                 "SELECT user_id, vacation_ends_at FROM players "
-                "WHERE vacation_ends_at IS NOT NULL AND vacation_ends_at <= ? ORDER BY user_id",
+                "WHERE vacation_ends_at IS NOT NULL AND vacation_ends_at <= ? "
+                f"ORDER BY user_id{tx.for_update}",
                 (now,),
             )
             out = []
@@ -101,12 +104,12 @@ class Vacations:
             await tx.run(
                 "INSERT INTO vacation_usage (user_id, year, used_seconds) VALUES (?, ?, ?) "
                 "ON CONFLICT (user_id, year) DO UPDATE SET "
-                "used_seconds = used_seconds + excluded.used_seconds",
+                "used_seconds = vacation_usage.used_seconds + excluded.used_seconds",
                 (user_id, year, seconds),
             )
         await tx.run(
             "UPDATE players SET vacation_started_at = NULL, vacation_ends_at = NULL, "
-            "updated_at = max(updated_at, ?) WHERE user_id = ?",
+            "updated_at = greatest(updated_at, ?) WHERE user_id = ?",
             (now, user_id),
         )
         offsets = _rows.parse_offsets(
@@ -114,7 +117,7 @@ class Vacations:
         )
         games = await tx.all(
             f"SELECT id, ply_count, paused_remaining FROM games WHERE {_MY_TURN} "
-            "AND paused_remaining IS NOT NULL",
+            f"AND paused_remaining IS NOT NULL ORDER BY id{tx.for_update}",
             {"user": user_id},
         )
         for game in games:

@@ -57,7 +57,7 @@ def test_environment_overrides_dotenv(tmp_path: Path) -> None:
         DISCORD_TOKEN="from-env",
     )
     assert settings.token == "from-env"
-    assert settings.db_path == Path("x.db")
+    assert settings.database == "x.db"
     assert settings.log_level == "DEBUG"
     assert settings.dev_guild is None
     assert settings.env_file == tmp_path / ".env"
@@ -108,7 +108,7 @@ def test_the_example_file_is_read_as_documented(tmp_path: Path) -> None:
     text = text.replace("DISCORD_TOKEN=", "DISCORD_TOKEN=abc.def.ghi # from the portal", 1)
     settings = settings_from(tmp_path, text)
     assert settings.token == "abc.def.ghi"
-    assert settings.db_path == Path(DEFAULT_DB)
+    assert settings.database == DEFAULT_DB
     assert settings.log_level == "INFO"
 
 
@@ -124,14 +124,14 @@ def test_comment_after_a_value_is_not_refused(tmp_path: Path) -> None:
 
 def test_no_file_is_fine(tmp_path: Path) -> None:
     settings = load_settings({"DISCORD_TOKEN": "t"}, tmp_path / "none")
-    assert settings.env_file is None and settings.db_path == Path(DEFAULT_DB)
+    assert settings.env_file is None and settings.database == DEFAULT_DB
 
 
 def test_the_environment_file_can_be_named(tmp_path: Path) -> None:
     named = tmp_path / "fairypost.env"
     named.write_text("FAIRYPOST_DB=/srv/fairypost/fp.sqlite3 # the service's database\n")
     settings = load_settings({ENV_FILE_VARIABLE: str(named)})
-    assert settings.db_path == Path("/srv/fairypost/fp.sqlite3")
+    assert settings.database == "/srv/fairypost/fp.sqlite3"
     assert settings.token is None
     with pytest.raises(ConfigError, match=ENV_FILE_VARIABLE):
         load_settings({ENV_FILE_VARIABLE: str(tmp_path / "missing.env")})

@@ -21,7 +21,7 @@ DAY = 86_400
 async def fairypost(
     fake: FakeDiscord, db: Path, clock: ManualClock | None = None
 ) -> AsyncIterator[BotRunner[FairyPost]]:
-    bot = FairyPost(db_path=db, clock=clock or ManualClock())
+    bot = FairyPost(database=db, clock=clock or ManualClock())
     async with run_bot(fake, bot) as runner:
         yield runner
 

@@ -1,14 +1,18 @@
-"""Real database files in tmp_path, a fake rules engine, and a few builders."""
+"""Both backends (a SQLite file in tmp_path, a PostgreSQL schema of the test's own), a fake
+rules engine, and a few builders."""
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
 
 from storage import Storage
+from storage.db import connect
 from storage.engine import Engine
 from storage.models import (
     DAY,
@@ -19,6 +23,7 @@ from storage.models import (
     NewMove,
     Outcome,
 )
+from tests.postgres import temporary_schema
 from tests.storage.fakes import FAKE_ENGINE, fake_hash, fake_replay, position_after, start_text
 
 WHITE = 1001
@@ -35,9 +40,42 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "fairypost.sqlite3"
 
 
+TargetFactory = Callable[[], AbstractAsyncContextManager[str]]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each storage test that takes a database runs once per backend."""
+    return str(request.param)
+
+
 @pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[Storage]:
-    storage = await Storage.open(db_path, engine=FAKE_ENGINE, rng=random.Random(7))
+def make_target(backend: str, tmp_path: Path) -> TargetFactory:
+    """Makes fresh, empty databases of the test's backend: a file in tmp_path, or a schema
+    of the test's own on the PostgreSQL server (dropped when the block ends)."""
+    counter = itertools.count()
+
+    @asynccontextmanager
+    async def make() -> AsyncIterator[str]:
+        if backend == "sqlite":
+            yield str(tmp_path / f"db{next(counter)}" / "fairypost.sqlite3")
+            return
+        async with temporary_schema() as url:
+            yield url
+
+    return make
+
+
+@pytest.fixture
+async def db_target(make_target: TargetFactory) -> AsyncIterator[str]:
+    """The database setting of a fresh, empty database on the test's backend."""
+    async with make_target() as target:
+        yield target
+
+
+@pytest.fixture
+async def store(db_target: str) -> AsyncIterator[Storage]:
+    storage = await Storage.open(db_target, engine=FAKE_ENGINE, rng=random.Random(7))
     try:
         yield storage
     finally:
@@ -98,6 +136,16 @@ async def play(store: Storage, game: Game, coordinates: Sequence[str], now: int)
         moves.append(coordinate)
         now += 1
     return game
+
+
+async def raw_sql(target: str, sql: str, params: Sequence[object] = ()) -> int:
+    """Changes a database behind the API's back (what damage or an old version left)."""
+    db = await connect(target, create=False)
+    try:
+        async with db.transaction() as tx:
+            return await tx.run(sql, params)
+    finally:
+        await db.close()
 
 
 def engine(version: str) -> Engine:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from pathlib import Path
 
 import pytest
 
@@ -84,9 +83,9 @@ async def test_colour_choice_is_honoured(store: Storage) -> None:
     assert (game.white_id, game.black_id) == (BLACK, WHITE)
 
 
-async def test_random_colour_uses_the_injected_generator(db_path: Path) -> None:
+async def test_random_colour_uses_the_injected_generator(db_target: str) -> None:
     seen = set()
-    async with await Storage.open(db_path, rng=random.Random(1)) as storage:
+    async with await Storage.open(db_target, rng=random.Random(1)) as storage:
         for i in range(12):
             made = await storage.challenges.create(challenge(color=ColorChoice.RANDOM), T0 + i)
             _, game = await storage.challenges.accept(made.id, BLACK, T0 + i, start_position="S")
@@ -180,8 +179,8 @@ async def test_expire_due_returns_each_expired_challenge_once(store: Storage) ->
     assert await store.challenges.list_open(guild_id=GUILD + 1) == []
 
 
-async def test_a_challenge_creates_its_game_with_the_engine_start(db_path: Path) -> None:
-    async with await Storage.open(db_path, engine=FAKE_ENGINE) as storage:
+async def test_a_challenge_creates_its_game_with_the_engine_start(db_target: str) -> None:
+    async with await Storage.open(db_target, engine=FAKE_ENGINE) as storage:
         made = await storage.challenges.create(challenge(None), T0)
         _, game = await storage.challenges.accept(
             made.id, THIRD, T0, start_position=start_text("grand", ("960",))

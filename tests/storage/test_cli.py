@@ -19,7 +19,7 @@ from storage.backup import backup_file
 from storage.check import check_database
 from storage.engine import Engine
 from storage.errors import EngineUnavailableError, InvalidValueError
-from tests.storage.conftest import T0, new_game, play
+from tests.storage.conftest import T0, new_game, play, raw_sql
 from tests.storage.fakes import FAKE_ENGINE, ILLEGAL, fake_replay
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,8 +44,8 @@ def broken_engine() -> Engine:
     raise EngineUnavailableError("the rules engine could not be imported (test)")
 
 
-async def seeded(db_path: Path) -> list[int]:
-    async with await Storage.open(db_path, engine=FAKE_ENGINE) as storage:
+async def seeded(target: str | Path) -> list[int]:
+    async with await Storage.open(target, engine=FAKE_ENGINE) as storage:
         one = await play(storage, await new_game(storage), ["e2e4", "e7e5"], T0)
         two = await play(storage, await new_game(storage, white=7, black=8), ["d2d4"], T0)
         done = await new_game(storage, white=9, black=10)
@@ -97,27 +97,25 @@ def test_backup_refusals(db_path: Path, tmp_path: Path) -> None:
         backup_file(db_path, tmp_path)
 
 
-async def test_check_replays_every_active_game(db_path: Path) -> None:
-    ids = await seeded(db_path)
-    code, out, err = await arun(["check", "--db", str(db_path)])
+async def test_check_replays_every_active_game(db_target: str) -> None:
+    ids = await seeded(db_target)
+    code, out, err = await arun(["check", "--db", db_target])
     assert (code, err) == (0, "")
     assert "integrity check: ok" in out
     assert "games replayed with rules engine fake-1: 2" in out
     assert out.strip().endswith("all good")
-    code, out, _ = await arun(["check", "--all", "--db", str(db_path)])
+    code, out, _ = await arun(["check", "--all", "--db", db_target])
     assert code == 0 and ": 3" in out
     assert ids
 
 
-async def test_check_reports_games_that_do_not_replay_or_disagree(db_path: Path) -> None:
-    async with await Storage.open(db_path, engine=FAKE_ENGINE) as storage:
+async def test_check_reports_games_that_do_not_replay_or_disagree(db_target: str) -> None:
+    async with await Storage.open(db_target, engine=FAKE_ENGINE) as storage:
         bad = await play(storage, await new_game(storage), ["e2e4", ILLEGAL], T0)
         stale = await play(storage, await new_game(storage, white=5, black=6), ["a2a3"], T0)
         fine = await new_game(storage, white=7, black=8)
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE games SET position_text = 'wrong' WHERE id = ?", (stale.id,))
-    conn.close()
-    code, out, _ = await arun(["check", "--db", str(db_path)])
+    await raw_sql(db_target, "UPDATE games SET position_text = 'wrong' WHERE id = ?", (stale.id,))
+    code, out, _ = await arun(["check", "--db", str(db_target)])
     assert code == 1
     assert f"game {bad.id}: does not replay: ply 2: 'z0z0' is illegal" in out
     assert f"game {stale.id}: the cached position (engine fake-1) differs" in out
@@ -138,6 +136,11 @@ async def test_check_reports_holes_in_a_move_list(db_path: Path) -> None:
     assert [(p.game_id, p.problem) for p in report.problems] == [
         (game.id, "the move list has plies 1, 3 but the game has 3 moves")
     ]
+
+
+async def test_backup_of_postgresql_points_to_pg_dump() -> None:
+    code, _, err = await arun(["backup", "x.sql", "--db", "postgresql://nobody@localhost/none"])
+    assert code == 2 and "pg_dump" in err
 
 
 async def test_check_without_the_rules_engine_says_so(db_path: Path) -> None:
@@ -167,13 +170,15 @@ def test_check_does_not_create_or_migrate(tmp_path: Path) -> None:
 
 def test_the_database_path_comes_from_the_environment(tmp_path: Path) -> None:
     none = tmp_path / "no.env"
-    assert default_db({}, none) == Path("data/fairypost.sqlite3")
-    assert default_db({"FAIRYPOST_DB": "  "}, none) == Path("data/fairypost.sqlite3")
-    assert default_db({"FAIRYPOST_DB": "/srv/fp.sqlite3"}, none) == Path("/srv/fp.sqlite3")
+    assert default_db({}, none) == "data/fairypost.sqlite3"
+    assert default_db({"FAIRYPOST_DB": "  "}, none) == "data/fairypost.sqlite3"
+    assert default_db({"FAIRYPOST_DB": "/srv/fp.sqlite3"}, none) == "/srv/fp.sqlite3"
     dotenv = tmp_path / ".env"
     dotenv.write_text('FAIRYPOST_DB="/srv/from file.sqlite3" # the live one\n')
-    assert default_db({}, dotenv) == Path("/srv/from file.sqlite3")
-    assert default_db({"FAIRYPOST_DB": "/srv/env.sqlite3"}, dotenv) == Path("/srv/env.sqlite3")
+    assert default_db({}, dotenv) == "/srv/from file.sqlite3"
+    assert default_db({"FAIRYPOST_DB": "/srv/env.sqlite3"}, dotenv) == "/srv/env.sqlite3"
+    url = "postgresql://fairypost@db.internal/fairypost"
+    assert default_db({"FAIRYPOST_DB": url}, none) == url
 
 
 def _storage_command(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:

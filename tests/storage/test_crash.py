@@ -23,17 +23,17 @@ REPO = Path(__file__).resolve().parents[2]
 ROUNDS = 5
 
 
-async def create_game(path: Path) -> int:
-    async with await Storage.open(path, engine=FAKE_ENGINE) as storage:
+async def create_game(target: str) -> int:
+    async with await Storage.open(target, engine=FAKE_ENGINE) as storage:
         game = await new_game(storage, clock=Clock.untimed(), now=T0)
     return game.id
 
 
-def run_and_kill(path: Path, game_id: int, rng: random.Random) -> list[int]:
+def run_and_kill(target: str, game_id: int, rng: random.Random) -> list[int]:
     """Starts the writer, lets it commit a random number of moves, waits a random moment
     (usually mid-transaction) and kills it. Returns every ply it reported."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.storage.crash_writer", str(path), str(game_id)],
+        [sys.executable, "-m", "tests.storage.crash_writer", target, str(game_id)],
         cwd=REPO,
         stdout=subprocess.PIPE,
         text=True,
@@ -55,17 +55,16 @@ def run_and_kill(path: Path, game_id: int, rng: random.Random) -> list[int]:
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_sigkill_at_random_moments_loses_no_committed_move(tmp_path: Path) -> None:
-    path = tmp_path / "crash.sqlite3"
-    game_id = asyncio.run(create_game(path))
+async def test_sigkill_at_random_moments_loses_no_committed_move(db_target: str) -> None:
+    game_id = await create_game(db_target)
     seed = random.randrange(2**32)
     rng = random.Random(seed)
     reported: list[int] = []
     for _ in range(ROUNDS):
-        reported += run_and_kill(path, game_id, rng)
+        reported += await asyncio.to_thread(run_and_kill, db_target, game_id, rng)
 
     async def verify() -> None:
-        async with await Storage.open(path, engine=FAKE_ENGINE) as storage:
+        async with await Storage.open(db_target, engine=FAKE_ENGINE) as storage:
             assert await storage.integrity_check() == ["ok"], f"seed {seed}"
             game, moves = await storage.games.get_with_moves(game_id)
             plies = [m.ply for m in moves]
@@ -77,6 +76,6 @@ def test_sigkill_at_random_moments_loses_no_committed_move(tmp_path: Path) -> No
             assert report.ok, (seed, report.lines())
             assert report.games_checked == 1
 
-    asyncio.run(verify())
+    await verify()
     assert len(set(reported)) == len(reported)
     assert reported == sorted(reported)

@@ -94,3 +94,23 @@ def test_storage_never_imports_the_rules_engine_or_discord() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+async def test_aggregates_come_back_as_python_numbers(store: Storage) -> None:
+    """PostgreSQL's sum() and avg() are NUMERIC; both backends give ints and floats."""
+    for i in range(3):
+        await store.players.upsert(10 + i, f"p{i}", T0 + i)
+    async with store._db.transaction(write=False) as tx:
+        row = await tx.one("SELECT sum(user_id), avg(user_id), count(*) FROM players")
+    assert row is not None
+    assert (row[0], row[1], row[2]) == (33, 11.0, 3)
+    assert isinstance(row[0], int) and isinstance(row[1], float)
+
+
+async def test_an_unreachable_postgresql_server_is_one_clear_error() -> None:
+    pytest.importorskip("asyncpg")
+    with pytest.raises(DatabaseUnavailableError, match=r"cannot connect to the database"):
+        await Storage.open("postgresql://fairypost:secret@127.0.0.1:1/nowhere")
+    with pytest.raises(DatabaseUnavailableError) as caught:
+        await Storage.open("postgresql://fairypost:secret@127.0.0.1:1/nowhere")
+    assert "secret" not in str(caught.value)

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 
 from storage import Storage
 from storage.engine import UNKNOWN_ENGINE_VERSION, Engine
 from storage.errors import GameReplayError
-from tests.storage.conftest import T0, WHITE, engine, new_game, play
+from tests.storage.conftest import T0, WHITE, engine, new_game, play, raw_sql
 from tests.storage.fakes import ILLEGAL, FakeIllegalMoveError, fake_replay
 
 
@@ -26,26 +24,24 @@ class CountingReplayer:
         return fake_replay(variant_id, options, moves)
 
 
-def corrupt_cache(path: Path, game_id: int, text: str) -> None:
-    with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE games SET position_text = ? WHERE id = ?", (text, game_id))
-    conn.close()
+async def corrupt_cache(target: str, game_id: int, text: str) -> None:
+    await raw_sql(target, "UPDATE games SET position_text = ? WHERE id = ?", (text, game_id))
 
 
-async def test_same_version_is_trusted_without_replaying(db_path: Path) -> None:
+async def test_same_version_is_trusted_without_replaying(db_target: str) -> None:
     replayer = CountingReplayer()
-    async with await Storage.open(db_path, engine=Engine("v1", replayer)) as storage:
+    async with await Storage.open(db_target, engine=Engine("v1", replayer)) as storage:
         game = await play(storage, await new_game(storage), ["e2e4", "e7e5"], T0)
-        corrupt_cache(db_path, game.id, "whatever")
+        await corrupt_cache(db_target, game.id, "whatever")
         assert (await storage.games.get(game.id)).position_text == "whatever"
     assert replayer.calls == 0
 
 
-async def test_a_new_engine_verifies_and_keeps_a_correct_cache(db_path: Path) -> None:
-    async with await Storage.open(db_path, engine=engine("v1")) as storage:
+async def test_a_new_engine_verifies_and_keeps_a_correct_cache(db_target: str) -> None:
+    async with await Storage.open(db_target, engine=engine("v1")) as storage:
         game = await play(storage, await new_game(storage), ["e2e4", "e7e5"], T0)
     replayer = CountingReplayer()
-    async with await Storage.open(db_path, engine=Engine("v2", replayer)) as storage:
+    async with await Storage.open(db_target, engine=Engine("v2", replayer)) as storage:
         loaded = await storage.games.get(game.id)
         assert (loaded.position_text, loaded.engine_version) == (game.position_text, "v2")
         assert await storage.games.get(game.id) == loaded
@@ -54,12 +50,12 @@ async def test_a_new_engine_verifies_and_keeps_a_correct_cache(db_path: Path) ->
 
 
 async def test_a_disagreeing_cache_is_rebuilt_from_the_moves(
-    db_path: Path, caplog: pytest.LogCaptureFixture
+    db_target: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with await Storage.open(db_path, engine=engine("v1")) as storage:
+    async with await Storage.open(db_target, engine=engine("v1")) as storage:
         game = await play(storage, await new_game(storage, thread_id=31), ["e2e4"], T0)
-    corrupt_cache(db_path, game.id, "stale position from an older engine")
-    async with await Storage.open(db_path, engine=engine("v2")) as storage:
+    await corrupt_cache(db_target, game.id, "stale position from an older engine")
+    async with await Storage.open(db_target, engine=engine("v2")) as storage:
         with caplog.at_level(logging.WARNING, logger="storage.games"):
             loaded = await storage.games.find_by_thread(31)
         assert loaded is not None
@@ -71,44 +67,44 @@ async def test_a_disagreeing_cache_is_rebuilt_from_the_moves(
 
 
 async def test_an_active_game_that_no_longer_replays_is_reported_untouched(
-    db_path: Path,
+    db_target: str,
 ) -> None:
-    async with await Storage.open(db_path, engine=engine("v1")) as storage:
+    async with await Storage.open(db_target, engine=engine("v1")) as storage:
         game = await play(storage, await new_game(storage), ["e2e4", ILLEGAL], T0)
-    async with await Storage.open(db_path, engine=engine("v2")) as storage:
+    async with await Storage.open(db_target, engine=engine("v2")) as storage:
         with pytest.raises(GameReplayError, match="does not replay with rules engine v2") as e:
             await storage.games.get(game.id)
         assert e.value.game_id == game.id
         assert isinstance(e.value.__cause__, FakeIllegalMoveError)
-    async with await Storage.open(db_path, engine=engine("v1")) as storage:
+    async with await Storage.open(db_target, engine=engine("v1")) as storage:
         assert (await storage.games.get(game.id)).engine_version == "v1"
 
 
-async def test_a_finished_game_that_no_longer_replays_is_still_shown(db_path: Path) -> None:
-    async with await Storage.open(db_path, engine=engine("v1")) as storage:
+async def test_a_finished_game_that_no_longer_replays_is_still_shown(db_target: str) -> None:
+    async with await Storage.open(db_target, engine=engine("v1")) as storage:
         game = await play(storage, await new_game(storage), [ILLEGAL], T0)
         await storage.games.resign(game.id, WHITE, T0 + 5)
-    async with await Storage.open(db_path, engine=engine("v2")) as storage:
+    async with await Storage.open(db_target, engine=engine("v2")) as storage:
         loaded = await storage.games.get(game.id)
         assert loaded.engine_version == "v1"
         assert loaded.position_text == game.position_text
 
 
-async def test_games_written_without_an_engine_are_verified_later(db_path: Path) -> None:
-    async with await Storage.open(db_path) as storage:
+async def test_games_written_without_an_engine_are_verified_later(db_target: str) -> None:
+    async with await Storage.open(db_target) as storage:
         game = await new_game(storage)
         assert game.engine_version == UNKNOWN_ENGINE_VERSION
         assert (await storage.games.get(game.id)).engine_version == UNKNOWN_ENGINE_VERSION
-    async with await Storage.open(db_path, engine=engine("v3")) as storage:
+    async with await Storage.open(db_target, engine=engine("v3")) as storage:
         assert (await storage.games.get(game.id)).engine_version == "v3"
 
 
-async def test_a_move_during_verification_wins_and_the_load_rereads(db_path: Path) -> None:
+async def test_a_move_during_verification_wins_and_the_load_rereads(db_target: str) -> None:
     """The replay runs outside the lock; a move landing meanwhile makes the compare-and-set
     miss, and the load returns the newer game instead of overwriting it."""
-    async with await Storage.open(db_path, engine=engine("v1")) as storage:
+    async with await Storage.open(db_target, engine=engine("v1")) as storage:
         game = await play(storage, await new_game(storage), ["e2e4"], T0)
-    mover = await Storage.open(db_path, engine=engine("v2"))
+    mover = await Storage.open(db_target, engine=engine("v2"))
     loop = asyncio.get_running_loop()
     calls: list[int] = []
 
@@ -122,7 +118,7 @@ async def test_a_move_during_verification_wins_and_the_load_rereads(db_path: Pat
 
     try:
         engine_v2 = Engine("v2", replay_while_someone_moves)
-        async with await Storage.open(db_path, engine=engine_v2) as storage:
+        async with await Storage.open(db_target, engine=engine_v2) as storage:
             loaded = await storage.games.get(game.id)
         assert calls == [1]
         assert (loaded.ply_count, loaded.engine_version) == (2, "v2")

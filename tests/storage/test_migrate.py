@@ -1,68 +1,127 @@
-"""Migrations: from empty, from every earlier version, refusal of newer databases, atomicity."""
+"""Migrations on both backends: from empty, from every earlier version, refusal of newer
+databases, atomicity."""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
 from storage import LATEST_VERSION, Storage
+from storage.db import Database, connect
 from storage.errors import MigrationError, SchemaOutdatedError, SchemaTooNewError
-from storage.migrate import Migration, load_migrations, migrate, schema_version
+from storage.migrate import Migration, load_migrations, migrate
 from storage.models import Clock, GameStatus
-from tests.storage.conftest import BLACK, T0, WHITE, new_game
+from storage.sqlite import SqliteDatabase
+from tests.storage.conftest import BLACK, T0, WHITE, TargetFactory, new_game
 from tests.storage.fakes import FAKE_ENGINE, start_text
 
+_SQLITE_SCHEMA = (
+    "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+)
+_PG_SCHEMA = (
+    "SELECT 'column', table_name || '.' || column_name, "
+    "       data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '') "
+    "  FROM information_schema.columns WHERE table_schema = current_schema() "
+    "UNION ALL SELECT 'index', indexname, replace(indexdef, current_schema() || '.', '') "
+    "  FROM pg_indexes WHERE schemaname = current_schema() "
+    "UNION ALL SELECT 'constraint', conrelid::regclass::text || '.' || conname, "
+    "       pg_get_constraintdef(oid) "
+    "  FROM pg_constraint WHERE connamespace = current_schema()::regnamespace "
+    "UNION ALL SELECT 'trigger', tgname, tgrelid::regclass::text FROM pg_trigger t "
+    "  JOIN pg_class c ON c.oid = t.tgrelid "
+    "  WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal "
+    "UNION ALL SELECT 'function', proname, pg_get_function_identity_arguments(oid) "
+    "  FROM pg_proc WHERE pronamespace = current_schema()::regnamespace "
+    "ORDER BY 1, 2"
+)
 
-def schema_of(path: Path) -> list[tuple[str, str, str]]:
-    with sqlite3.connect(path) as conn:
-        rows = conn.execute(
-            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
-            "ORDER BY type, name"
-        ).fetchall()
-    conn.close()
-    return [(str(t), str(n), str(s)) for t, n, s in rows]
+
+async def schema_of(target: str) -> list[tuple[str, str, str]]:
+    """Every table, column, index, constraint and trigger, as text to compare."""
+    db = await connect(target, create=False)
+    try:
+        async with db.transaction(write=False) as tx:
+            rows = await tx.all(_SQLITE_SCHEMA if db.dialect == "sqlite" else _PG_SCHEMA)
+    finally:
+        await db.close()
+    return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
 
-async def build_at(path: Path, version: int) -> None:
-    async with aiosqlite.connect(path, isolation_level=None) as conn:
-        await conn.execute("PRAGMA journal_mode = WAL")
-        assert await migrate(conn, target=version) == version
+async def tables_of(db: Database) -> set[str]:
+    sql = (
+        "SELECT name FROM sqlite_master WHERE type = 'table'"
+        if db.dialect == "sqlite"
+        else "SELECT table_name FROM information_schema.tables "
+        "WHERE table_schema = current_schema()"
+    )
+    async with db.transaction(write=False) as tx:
+        return {str(row[0]) for row in await tx.all(sql)}
 
 
-def seed_version_1(path: Path) -> None:
+async def build_at(target: str, version: int) -> None:
+    db = await connect(target)
+    try:
+        assert await migrate(db, target=version) == version
+    finally:
+        await db.close()
+
+
+async def seed_version_1(target: str) -> None:
     """Data as the 0001 schema stored it: two players, a game with one move, a rating."""
-    with sqlite3.connect(path) as conn:
-        conn.executescript(
-            f"""
-            INSERT INTO players (user_id, display_name, created_at, updated_at)
-                VALUES ({WHITE}, 'Ann', {T0}, {T0}), ({BLACK}, 'Bob', {T0}, {T0});
-            INSERT INTO games (id, guild_id, channel_id, thread_id, variant_id, white_id,
-                black_id, rated, turn, ply_count, position_text, engine_version, move_seconds,
-                deadline_at, created_at, updated_at)
-                VALUES (1, 5, 6, 7, 'chess', {WHITE}, {BLACK}, 1, 'black', 1,
-                        'chess[] after 1: x', 'fake-1', 86400, {T0 + 86400}, {T0}, {T0});
-            INSERT INTO moves VALUES (1, 1, 'white', 'E2-e4', 'e2e4', 'abc', {T0});
-            INSERT INTO ratings VALUES ({WHITE}, 'chess', 1600.0, 80.0, 0.06, 3, 2, 1, 0,
-                                        {T0}, {T0});
-            """
-        )
-    conn.close()
+    db = await connect(target)
+    try:
+        async with db.transaction() as tx:
+            await tx.run(
+                "INSERT INTO players (user_id, display_name, created_at, updated_at) "
+                "VALUES (?, 'Ann', ?, ?), (?, 'Bob', ?, ?)",
+                (WHITE, T0, T0, BLACK, T0, T0),
+            )
+            game_id = await tx.insert(
+                "INSERT INTO games (guild_id, channel_id, thread_id, variant_id, white_id, "
+                "black_id, rated, turn, ply_count, position_text, engine_version, move_seconds, "
+                "deadline_at, created_at, updated_at) "
+                "VALUES (5, 6, 7, 'chess', ?, ?, 1, 'black', 1, 'chess[] after 1: x', "
+                "'fake-1', 86400, ?, ?, ?)",
+                (WHITE, BLACK, T0 + 86400, T0, T0),
+            )
+            assert game_id == 1
+            await tx.run(
+                "INSERT INTO moves VALUES (1, 1, 'white', 'E2-e4', 'e2e4', 'abc', ?)", (T0,)
+            )
+            await tx.run(
+                "INSERT INTO ratings VALUES (?, 'chess', 1600.0, 80.0, 0.06, 3, 2, 1, 0, ?, ?)",
+                (WHITE, T0, T0),
+            )
+    finally:
+        await db.close()
 
 
-async def test_fresh_database_is_created_at_the_latest_version(db_path: Path) -> None:
-    assert not db_path.exists()
-    async with await Storage.open(db_path) as storage:
+async def set_version(target: str, version: int) -> None:
+    db = await connect(target)
+    try:
+        if isinstance(db, SqliteDatabase):
+            async with db.exclusive() as conn:
+                await conn.execute(f"PRAGMA user_version = {version}")
+        else:
+            async with db.transaction() as tx:
+                await tx.run(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)",
+                    (version, f"{version:04d}_from_the_future.sql"),
+                )
+    finally:
+        await db.close()
+
+
+async def test_fresh_database_is_created_at_the_latest_version(db_target: str) -> None:
+    async with await Storage.open(db_target) as storage:
         assert await storage.schema_version() == LATEST_VERSION
         assert await storage.integrity_check() == ["ok"]
-    names = {name for _, name, _ in schema_of(db_path)}
+        names = await tables_of(storage._db)
+        async with storage._db.transaction(write=False) as tx:
+            applied = await tx.all("SELECT version, name FROM schema_migrations ORDER BY version")
     assert {"players", "games", "moves", "challenges", "notifications", "ratings"} <= names
-    with sqlite3.connect(db_path) as conn:
-        applied = conn.execute("SELECT version, name FROM schema_migrations").fetchall()
-    conn.close()
     assert [v for v, _ in applied] == list(range(1, LATEST_VERSION + 1))
     assert applied[0][1] == "0001_initial.sql"
 
@@ -72,15 +131,17 @@ def test_migrations_are_numbered_without_gaps() -> None:
     assert [m.version for m in migrations] == list(range(1, len(migrations) + 1))
     assert len(migrations) >= 2
     assert all(m.statements for m in migrations)
+    assert all(m.statements_for("postgresql") for m in migrations)
 
 
 @pytest.mark.parametrize("start", range(LATEST_VERSION))
-async def test_upgrade_from_every_earlier_version(tmp_path: Path, start: int) -> None:
-    old = tmp_path / "old.sqlite3"
-    await build_at(old, start)
+async def test_upgrade_from_every_earlier_version(
+    db_target: str, make_target: TargetFactory, start: int
+) -> None:
+    await build_at(db_target, start)
     if start >= 1:
-        seed_version_1(old)
-    async with await Storage.open(old, engine=FAKE_ENGINE) as storage:
+        await seed_version_1(db_target)
+    async with await Storage.open(db_target, engine=FAKE_ENGINE) as storage:
         assert await storage.schema_version() == LATEST_VERSION
         assert await storage.integrity_check() == ["ok"]
         assert await storage.foreign_key_check() == []
@@ -98,66 +159,74 @@ async def test_upgrade_from_every_earlier_version(tmp_path: Path, start: int) ->
             assert (rating.rating, rating.games, rating.wins) == (1600.0, 3, 2)
         # the upgraded database keeps working as a fresh one
         await new_game(storage, white=2001, black=2002)
-    fresh = tmp_path / "fresh.sqlite3"
-    async with await Storage.open(fresh):
-        pass
-    assert schema_of(old) == schema_of(fresh)
+    async with make_target() as fresh:
+        async with await Storage.open(fresh):
+            pass
+        assert await schema_of(db_target) == await schema_of(fresh)
 
 
-async def test_a_database_newer_than_the_code_is_refused_untouched(db_path: Path) -> None:
-    async with await Storage.open(db_path):
+async def test_a_database_newer_than_the_code_is_refused_untouched(db_target: str) -> None:
+    async with await Storage.open(db_target):
         pass
-    with sqlite3.connect(db_path) as conn:
-        conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
-    conn.close()
-    before = schema_of(db_path)
+    await set_version(db_target, LATEST_VERSION + 1)
+    before = await schema_of(db_target)
     with pytest.raises(SchemaTooNewError) as caught:
-        await Storage.open(db_path)
+        await Storage.open(db_target)
     message = str(caught.value)
     assert f"schema version {LATEST_VERSION + 1}" in message
     assert f"up to {LATEST_VERSION}" in message
     assert "upgrade Fairy Post" in message
-    assert schema_of(db_path) == before
+    assert await schema_of(db_target) == before
     with pytest.raises(SchemaTooNewError):
-        await Storage.open(db_path, migrate=False)
+        await Storage.open(db_target, migrate=False)
 
 
-async def test_migrate_false_refuses_an_outdated_database(db_path: Path) -> None:
-    await build_at(db_path, 1)
+async def test_migrate_false_refuses_an_outdated_database(db_target: str) -> None:
+    await build_at(db_target, 1)
     with pytest.raises(SchemaOutdatedError, match="python -m storage migrate"):
-        await Storage.open(db_path, migrate=False)
-    async with aiosqlite.connect(db_path) as conn:
-        assert await schema_version(conn) == 1
+        await Storage.open(db_target, migrate=False)
+    db = await connect(db_target)
+    try:
+        assert await db.schema_version() == 1
+    finally:
+        await db.close()
 
 
-async def test_a_failing_migration_leaves_nothing_behind(db_path: Path) -> None:
+async def test_a_failing_migration_leaves_nothing_behind(db_target: str) -> None:
     good = load_migrations()[:1]
     broken = Migration(2, "0002_broken.sql", "CREATE TABLE half (x INTEGER);\nNOT SQL AT ALL;\n")
-    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
+    db = await connect(db_target)
+    try:
         with pytest.raises(MigrationError, match=r"0002_broken\.sql failed"):
-            await migrate(conn, migrations=[*good, broken])
-        assert await schema_version(conn) == 1
-        tables = {row[0] for row in await conn.execute_fetchall("SELECT name FROM sqlite_master")}
+            await migrate(db, migrations=[*good, broken])
+        assert await db.schema_version() == 1
+        tables = await tables_of(db)
         assert "half" not in tables
         assert "players" in tables
-        assert not conn.in_transaction
+    finally:
+        await db.close()
 
 
-async def test_a_migration_breaking_foreign_keys_is_rolled_back(db_path: Path) -> None:
+async def test_a_migration_breaking_foreign_keys_is_rolled_back(db_target: str) -> None:
     base = load_migrations()
     orphan = Migration(
         len(base) + 1,
         "0099_orphan.sql",
         "INSERT INTO moves VALUES (424242, 1, 'white', 'A', 'a1a2', 'ab', 0);\n",
     )
-    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
-        with pytest.raises(MigrationError, match="broken foreign keys"):
-            await migrate(conn, migrations=[*base, orphan])
-        assert await schema_version(conn) == len(base)
-        rows = list(await conn.execute_fetchall("SELECT count(*) FROM moves"))
-        assert rows[0][0] == 0
-        fk = list(await conn.execute_fetchall("PRAGMA foreign_keys"))
-        assert fk[0][0] == 1
+    db = await connect(db_target)
+    try:
+        with pytest.raises(MigrationError, match="foreign key"):
+            await migrate(db, migrations=[*base, orphan])
+        assert await db.schema_version() == len(base)
+        async with db.transaction(write=False) as tx:
+            assert await tx.scalar("SELECT count(*) FROM moves") == 0
+        if isinstance(db, SqliteDatabase):
+            async with db.exclusive() as conn:
+                fk = list(await conn.execute_fetchall("PRAGMA foreign_keys"))
+            assert fk[0][0] == 1
+    finally:
+        await db.close()
 
 
 def test_migration_numbering_is_enforced(tmp_path: Path) -> None:
@@ -188,9 +257,9 @@ def test_statement_splitting_keeps_triggers_and_drops_comments() -> None:
     assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
 
 
-async def test_two_processes_opening_an_empty_database_at_once(db_path: Path) -> None:
+async def test_two_processes_opening_an_empty_database_at_once(db_target: str) -> None:
     """Each migration re-reads the version under the write lock, so racing starts are fine."""
-    stores = await asyncio.gather(*(Storage.open(db_path) for _ in range(4)))
+    stores = await asyncio.gather(*(Storage.open(db_target) for _ in range(4)))
     try:
         for storage in stores:
             assert await storage.schema_version() == LATEST_VERSION
@@ -199,12 +268,14 @@ async def test_two_processes_opening_an_empty_database_at_once(db_path: Path) ->
             await storage.close()
 
 
-async def test_every_connection_gets_the_pragmas(store: Storage) -> None:
-    async with store._db.exclusive() as conn:
+async def test_every_sqlite_connection_gets_the_pragmas(db_path: Path) -> None:
+    db = await SqliteDatabase.connect(db_path)
+    async with db.exclusive() as conn:
         values = {}
         for pragma in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout"):
             rows = list(await conn.execute_fetchall(f"PRAGMA {pragma}"))
             values[pragma] = rows[0][0]
+    await db.close()
     assert values == {
         "journal_mode": "wal",
         "synchronous": 2,
@@ -213,10 +284,10 @@ async def test_every_connection_gets_the_pragmas(store: Storage) -> None:
     }
 
 
-async def test_created_games_survive_reopening(db_path: Path) -> None:
-    async with await Storage.open(db_path, engine=FAKE_ENGINE) as storage:
+async def test_created_games_survive_reopening(db_target: str) -> None:
+    async with await Storage.open(db_target, engine=FAKE_ENGINE) as storage:
         game = await new_game(storage)
-    async with await Storage.open(db_path, engine=FAKE_ENGINE) as storage:
+    async with await Storage.open(db_target, engine=FAKE_ENGINE) as storage:
         again = await storage.games.get(game.id)
     assert again == game
     assert again.position_text == start_text()

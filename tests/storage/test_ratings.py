@@ -186,3 +186,36 @@ async def test_a_score_outside_zero_to_one_is_refused(store: Storage) -> None:
     ]
     with pytest.raises(InvalidValueError):
         await store.ratings.apply_game(game.id, ups, T0 + 200)
+
+
+async def test_two_stores_rating_games_of_one_player_at_once_lose_no_update(
+    db_target: str,
+) -> None:
+    """Two processes apply two games of the same players at the same moment, both from the
+    ratings they read before: exactly one lands, the other is told the rating changed, and
+    the counters hold both games once the loser retries."""
+    stores = [await Storage.open(db_target) for _ in range(2)]
+    try:
+        games = [await decided_game(stores[0]) for _ in range(2)]
+        white = await stores[0].ratings.get(WHITE, "chess")
+        black = await stores[0].ratings.get(BLACK, "chess")
+
+        async def apply(i: int) -> str:
+            try:
+                await stores[i].ratings.apply_game(games[i].id, updates(white, black), T0 + 200)
+            except RatingChangedError:
+                return "changed"
+            return "applied"
+
+        outcomes = sorted(await asyncio.gather(apply(0), apply(1)))
+        assert outcomes == ["applied", "changed"]
+        loser = games[0] if not await stores[0].ratings.game_changes(games[0].id) else games[1]
+        assert await stores[0].ratings.game_changes(loser.id) == []
+        w = await stores[0].ratings.get(WHITE, "chess")
+        b = await stores[0].ratings.get(BLACK, "chess")
+        await stores[1].ratings.apply_game(loser.id, updates(w, b), T0 + 300)
+        final = await stores[1].ratings.get(WHITE, "chess")
+        assert (final.games, final.wins) == (2, 2)
+    finally:
+        for storage in stores:
+            await storage.close()

@@ -1,0 +1,261 @@
+"""The PostgreSQL backend: an asyncpg pool shared by the repositories of one process.
+
+Any number of processes may use one database. Write transactions are READ COMMITTED; the
+repositories read a row whose state decides a write with `tx.for_update`, so concurrent
+writers of one game queue on its row and the compare-and-set guards (ply count, status) see
+the latest committed state. Read transactions are REPEATABLE READ READ ONLY snapshots, so a
+game and its moves are always read consistently, as SQLite's deferred reads do.
+
+asyncpg is an optional dependency (`pip install fairypost[postgres]`); it is imported only
+when a `postgresql://` database is opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from storage.db import Database, Params, Row, Tx, redact
+from storage.dialect import PG_PRELUDE, DialectName, numbered_params
+from storage.errors import (
+    ConcurrentUpdateError,
+    DatabaseUnavailableError,
+    InvalidValueError,
+    MigrationError,
+)
+
+if TYPE_CHECKING:
+    import asyncpg
+
+    from storage.migrate import Migration
+
+log = logging.getLogger(__name__)
+
+DEFAULT_POOL_SIZE = 10
+_MIGRATION_LOCK = "hashtext('fairypost-migrate'), hashtext(current_schema())"
+
+
+def _asyncpg() -> Any:
+    try:
+        import asyncpg
+    except ImportError as exc:
+        raise DatabaseUnavailableError(
+            "a postgresql:// database needs the asyncpg driver: pip install 'fairypost[postgres]'"
+        ) from exc
+    return asyncpg
+
+
+def _numeric(text: str) -> int | float:
+    """sum() and avg() of integers are NUMERIC in PostgreSQL; SQLite gives an int or a
+    float, and so do we."""
+    value = float(text)
+    return (
+        int(text) if "." not in text and "e" not in text.lower() and value.is_integer() else value
+    )
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await conn.set_type_codec(
+        "numeric", schema="pg_catalog", encoder=str, decoder=_numeric, format="text"
+    )
+
+
+def _status_count(status: str) -> int:
+    """'UPDATE 3', 'INSERT 0 1', 'DELETE 0' -> the number of rows."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+class PostgresTx(Tx):
+    __slots__ = ("_conn", "write")
+
+    dialect: DialectName = "postgresql"
+
+    def __init__(self, conn: asyncpg.Connection, write: bool) -> None:
+        self._conn = conn
+        self.write = write
+
+    async def one(self, sql: str, params: Params = ()) -> Row | None:
+        text, args = numbered_params(sql, params)
+        row: Row | None = await self._conn.fetchrow(text, *args)
+        return row
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        text, args = numbered_params(sql, params)
+        return list(await self._conn.fetch(text, *args))
+
+    async def run(self, sql: str, params: Params = ()) -> int:
+        text, args = numbered_params(sql, params)
+        if " RETURNING " in text.upper():
+            return len(await self._conn.fetch(text, *args))
+        return _status_count(await self._conn.execute(text, *args))
+
+    async def insert(self, sql: str, params: Params = ()) -> int:
+        text, args = numbered_params(sql, params)
+        if "RETURNING" not in text.upper():
+            text = f"{text.rstrip().rstrip(';')} RETURNING id"
+        value = await self._conn.fetchval(text, *args)
+        if value is None:  # pragma: no cover - an INSERT ... RETURNING id always returns it
+            raise RuntimeError("INSERT produced no row id")
+        return int(value)
+
+    async def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        batch = list(rows)
+        if not batch:
+            return
+        text, _ = numbered_params(sql, batch[0])
+        await self._conn.executemany(text, batch)
+
+
+class PostgresDatabase(Database):
+    """A pool of connections to one PostgreSQL database (and schema, via `search_path`)."""
+
+    dialect: DialectName = "postgresql"
+
+    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+        self._pool = pool
+        self.url = url
+        self.target = redact(url)
+        self._errors = _asyncpg().exceptions
+
+    @classmethod
+    async def connect(cls, url: str) -> PostgresDatabase:
+        """Opens a pool to `url`. Besides libpq's parameters, the URL may carry
+        `pool_size=N` (connections per process, default 10); any other parameter is sent
+        to the server as a setting (`?search_path=fairypost` puts the tables in a schema)."""
+        asyncpg = _asyncpg()
+        dsn, size = _split_pool_size(url)
+        try:
+            pool = await asyncpg.create_pool(
+                dsn,
+                min_size=1,
+                max_size=size,
+                init=_init_connection,
+                server_settings={"application_name": "fairypost"},
+            )
+        except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise DatabaseUnavailableError(
+                f"cannot connect to the database {redact(url)}: {exc}"
+            ) from exc
+        return cls(pool, url)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    @asynccontextmanager
+    async def transaction(self, *, write: bool = True) -> AsyncIterator[Tx]:
+        errors = self._errors
+        try:
+            async with self._pool.acquire() as conn:
+                transaction = conn.transaction(
+                    isolation="read_committed" if write else "repeatable_read",
+                    readonly=not write,
+                )
+                await transaction.start()
+                try:
+                    yield PostgresTx(conn, write)
+                except BaseException:
+                    await asyncio.shield(self._rollback(transaction))
+                    raise
+                await transaction.commit()
+        except (errors.IntegrityConstraintViolationError, errors.DataError) as exc:
+            # A CHECK, UNIQUE or foreign key caught a value the code let through.
+            raise InvalidValueError(f"the database refused the change: {exc}") from exc
+        except (errors.SerializationError, errors.DeadlockDetectedError) as exc:
+            raise ConcurrentUpdateError() from exc
+        except (OSError, errors.ConnectionDoesNotExistError, errors.CannotConnectNowError) as exc:
+            raise DatabaseUnavailableError(
+                f"lost the connection to the database {self.target}: {exc}"
+            ) from exc
+
+    @staticmethod
+    async def _rollback(transaction: Any) -> None:
+        try:
+            await transaction.rollback()
+        except Exception:
+            # The connection broke mid-statement: the pool discards it, and the server
+            # rolls the transaction back when the connection goes.
+            log.debug("rollback failed", exc_info=True)
+
+    # --- schema --------------------------------------------------------------------------
+
+    @staticmethod
+    async def _version(conn: asyncpg.Connection) -> int:
+        table = await conn.fetchval(
+            "SELECT to_regclass(format('%I.schema_migrations', current_schema()))"
+        )
+        if table is None:
+            return 0
+        return int(await conn.fetchval("SELECT coalesce(max(version), 0) FROM schema_migrations"))
+
+    async def schema_version(self) -> int:
+        """The highest version recorded in `schema_migrations` (0 for an empty schema)."""
+        async with self._pool.acquire() as conn:
+            return await self._version(conn)
+
+    async def apply_migration(self, migration: Migration) -> None:
+        """One transaction, under an advisory lock so processes starting together migrate
+        one after the other. PostgreSQL enforces foreign keys at every statement, so a
+        migration that breaks one fails by itself."""
+        statements = migration.statements_for("postgresql")
+        errors = self._errors
+        async with self._pool.acquire() as conn:
+            # Taken before the transaction starts, so the transaction sees the catalog as
+            # the previous holder left it.
+            await conn.execute(f"SELECT pg_advisory_lock({_MIGRATION_LOCK})")
+            try:
+                async with conn.transaction():
+                    current = await self._version(conn)
+                    if current >= migration.version:
+                        return
+                    if current != migration.version - 1:
+                        raise MigrationError(
+                            f"cannot apply {migration.name} to a database at version {current}"
+                        )
+                    if current == 0:
+                        for statement in PG_PRELUDE:
+                            await conn.execute(statement)
+                    for statement in statements:
+                        await conn.execute(statement)
+                    await conn.execute(
+                        "INSERT INTO schema_migrations (version, name, applied_at) "
+                        "VALUES ($1, $2, CAST(extract(epoch FROM now()) AS BIGINT))",
+                        migration.version,
+                        migration.name,
+                    )
+            except (errors.PostgresError, errors.InterfaceError) as exc:
+                raise MigrationError(f"migration {migration.name} failed: {exc}") from exc
+            finally:
+                await conn.execute(f"SELECT pg_advisory_unlock({_MIGRATION_LOCK})")
+
+    # --- health --------------------------------------------------------------------------
+
+    async def integrity_check(self) -> list[str]:
+        """PostgreSQL keeps its own files consistent (write-ahead log, page checksums when
+        enabled); this confirms the server answers. `pg_amcheck` checks pages in depth."""
+        async with self.transaction(write=False) as tx:
+            await tx.scalar("SELECT 1")
+        return ["ok"]
+
+    async def foreign_key_check(self) -> list[tuple[str, int | None, str]]:
+        """Always empty: PostgreSQL enforces foreign keys on every statement."""
+        return []
+
+
+def _split_pool_size(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    size = DEFAULT_POOL_SIZE
+    kept = []
+    for key, value in query:
+        if key == "pool_size":
+            if not value.isdigit() or not 1 <= int(value) <= 1000:
+                raise InvalidValueError(f"pool_size must be a number from 1 to 1000, not {value!r}")
+            size = int(value)
+        else:
+            kept.append((key, value))
+    return urlunsplit(parts._replace(query=urlencode(kept))), size
