@@ -1,4 +1,5 @@
-"""The layering rules: `rules` is standard-library only, and only `bot` may import discord."""
+"""The layering rules: `rules` and `tournament` are standard-library only, and only `bot` may
+import discord."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ def _loaded_after_import(module: str) -> set[str]:
     return set(json.loads(out))
 
 
-@pytest.mark.parametrize("module", ["rules", "rules.variant", "rules.cli"])
-def test_rules_imports_no_third_party(module: str) -> None:
+@pytest.mark.parametrize("module", ["rules", "rules.variant", "rules.cli", "tournament"])
+def test_rules_and_tournament_import_no_third_party(module: str) -> None:
     loaded = _loaded_after_import(module)
     assert not loaded & set(THIRD_PARTY)
 
