@@ -11,7 +11,7 @@ import logging
 import secrets
 
 from bot.service.errors import ServiceError
-from rules.errors import GameOverError, MoveError, RulesError
+from rules.errors import AmbiguousMoveError, GameOverError, MoveError, RulesError
 from storage.errors import (
     ChallengeExpiredError,
     ChallengeNotFoundError,
@@ -40,6 +40,10 @@ def refusal(exc: BaseException) -> str | None:
     """The player-facing message for a known refusal, or None if `exc` is unexpected."""
     if isinstance(exc, ServiceError):
         return exc.message
+    if isinstance(exc, AmbiguousMoveError) and len(exc.candidates) > 1:
+        quoted = [f"`{c}`" for c in exc.candidates]
+        choice = ", ".join(quoted[:-1]) + f" or {quoted[-1]}"
+        return f"`{exc.text.strip()}` fits several moves: which one do you mean, {choice}?"
     if isinstance(exc, MoveError):
         shown = f"`{exc.text.strip()}`: " if exc.text.strip() else ""
         return f"{shown}{_sentence(exc.reason)}"

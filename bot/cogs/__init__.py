@@ -12,6 +12,7 @@ and list the module in `EXTENSIONS`. The client loads them in this order.
 """
 
 EXTENSIONS = (
+    "bot.cogs.boards",
     "bot.cogs.challenges",
     "bot.cogs.play",
     "bot.cogs.info",

@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.boards import board_view
 from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
 from bot.service.catalogue import variant_suggestions
 from bot.ui.embeds import challenge_embed, game_embed
@@ -182,13 +183,19 @@ async def answer_challenge(
     )
     if thread is not None:
         await service.attach_thread(game.game.id, thread.id)
-        await thread.send(content=intro, embed=game_embed(game), file=picture_file(picture))
+        await thread.send(
+            content=intro,
+            embed=game_embed(game),
+            file=picture_file(picture),
+            view=board_view(game) or discord.utils.MISSING,
+        )
     else:
         await interaction.followup.send(
             content=intro
             + f" (No thread could be created: use `game:{game.game.id}` with the commands.)",
             embed=game_embed(game),
             file=picture_file(picture),
+            view=board_view(game) or discord.utils.MISSING,
         )
 
 

@@ -47,13 +47,14 @@ def fairy(client: discord.Client | commands.Bot) -> Fairy:
 
 async def install(
     bot: commands.Bot,
-    cog: commands.Cog,
+    cog: commands.Cog | None,
     *components: type[discord.ui.DynamicItem[Any]],
 ) -> None:
     """Add a cog and the persistent components (buttons, selects) it answers. A component
     is a `DynamicItem` whose custom id carries what it acts on, so it keeps working after
     a restart; define it beside the cog that handles it and list it here."""
-    await bot.add_cog(cog)
+    if cog is not None:
+        await bot.add_cog(cog)
     if components:
         bot.add_dynamic_items(*components)
 

@@ -10,42 +10,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.boards import board_view, ending_content, post_move, post_view
 from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
 from bot.service.models import EndResult, GameView, OfferView
-from bot.ui.embeds import game_embed, rating_lines, to_move_mention
+from bot.ui.embeds import game_embed, to_move_mention
 from bot.ui.format import mention
 
 log = logging.getLogger("fairypost.play")
 GAME = "The game number (only needed outside the game's thread)"
-
-
-async def post_view(
-    bot: Fairy,
-    interaction: discord.Interaction[Any],
-    view: GameView,
-    *,
-    headline: str | None = None,
-    content: str | None = None,
-    ephemeral: bool = False,
-) -> None:
-    """Acknowledge, draw the board in a worker thread, then post it."""
-    if not interaction.response.is_done():
-        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
-    picture = await bot.service.render(view.scene)
-    await interaction.followup.send(
-        content=content or discord.utils.MISSING,
-        embed=game_embed(view, headline=headline),
-        file=picture_file(picture),
-        ephemeral=ephemeral,
-    )
-
-
-def ending_content(result: EndResult | None, view: GameView) -> str:
-    text = f"{to_move_mention(view)} — **{view.status}**"
-    if result and result.rating_changes:
-        names = {view.game.white_id: view.white_name, view.game.black_id: view.black_name}
-        text += "\n" + rating_lines(result.rating_changes, names)
-    return text
 
 
 class OfferButton(
@@ -109,15 +81,7 @@ class Play(commands.Cog):
         result = await self.bot.service.play(
             channel_id=interaction.channel_id or 0, user=user, text=move, game_id=game
         )
-        view = result.view
-        headline = f"{user.name} played **{result.notation}**"
-        if view.finished:
-            content = ending_content(EndResult(view, result.rating_changes), view)
-        else:
-            content = f"{to_move_mention(view)}, your move."
-        log.info("game %s ply %s: %s", view.game.id, view.game.ply_count, result.notation)
-        await post_view(self.bot, interaction, view, headline=headline, content=content)
-        self.bot.timers.poke()
+        await post_move(self.bot, interaction, user, result)
 
     @move.autocomplete("move")
     async def move_autocomplete(
@@ -280,7 +244,10 @@ async def answer_offer(
         content = f"{to_move_mention(view)}, your move."
     picture = await service.render(view.scene)
     await interaction.followup.send(
-        content=content, embed=game_embed(view), file=picture_file(picture)
+        content=content,
+        embed=game_embed(view),
+        file=picture_file(picture),
+        view=board_view(view) or discord.utils.MISSING,
     )
     bot.timers.poke()
 

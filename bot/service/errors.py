@@ -39,5 +39,13 @@ class GameFinishedError(ServiceError):
         super().__init__(f"Game #{game_id} is over ({how}).")
 
 
+class PositionChangedError(ServiceError):
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            f"The position in game #{game_id} has changed since this menu was opened. "
+            "Press **Move** under the latest board to choose again."
+        )
+
+
 class BadRequestError(ServiceError):
     """Anything else the player typed that we cannot act on; the message says why."""

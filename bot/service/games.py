@@ -28,6 +28,7 @@ from bot.service.errors import (
     NoGameHereError,
     NotPlayingError,
     NotYourTurnError,
+    PositionChangedError,
 )
 from bot.service.models import (
     ChallengeView,
@@ -46,6 +47,7 @@ from bot.service.pictures import Pictures
 from bot.service.ratings import RatingService
 from rules.errors import RulesError, UnknownVariantError
 from rules.game import Game as RulesGame
+from rules.game import LegalMove
 from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
 from rules.record import format_record, ply_label
@@ -311,13 +313,24 @@ class GameService:
     # ------------------------------------------------------------------ moves
 
     async def play(
-        self, *, channel_id: int, user: UserRef, text: str, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        text: str,
+        game_id: int | None = None,
+        at_ply: int | None = None,
     ) -> MoveResult:
-        """Validate and play the move `text` for `user`; refusals say why."""
+        """Validate and play the move `text` for `user`; refusals say why. `at_ply`: the
+        ply the player chose the move at (the Move button's menus), refused if it passed."""
         game = await self.find(channel_id, game_id)
+        if at_ply is not None and game.ply_count != at_ply:
+            raise PositionChangedError(game.id)
         await self._check_turn(game, user.id)
         async with self._locks[game.id]:
             game = await self.storage.games.get(game.id)
+            if at_ply is not None and game.ply_count != at_ply:
+                raise PositionChangedError(game.id)
             await self._check_turn(game, user.id)
             rules_game = await self._rules(game)
             played = rules_game.play(text)
@@ -340,6 +353,16 @@ class GameService:
             changes = await self._after_end(appended.game)
             view = await self._view(appended.game, rules_game, last_move=played.notation)
         return MoveResult(view, played.notation, changes)
+
+    async def turn_moves(
+        self, game_id: int, user_id: int
+    ) -> tuple[Game, RulesGame, list[LegalMove]]:
+        """The game, its rules state and the legal moves of `user`, who must be to move
+        (the Move button's menus list them)."""
+        game = await self.find(0, game_id)
+        await self._check_turn(game, user_id)
+        rules_game = await self._rules(game)
+        return game, rules_game, self.cache.legal_moves(game.id, rules_game)
 
     async def suggest_moves(
         self, *, channel_id: int, user_id: int, typed: str, game_id: int | None = None
