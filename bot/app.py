@@ -17,7 +17,13 @@ log = logging.getLogger("fairypost")
 
 
 async def serve(settings: Settings) -> int:
-    bot = FairyPost(database=settings.database, dev_guild=settings.dev_guild)
+    shards = settings.shards
+    bot = FairyPost(
+        database=settings.database,
+        dev_guild=settings.dev_guild,
+        shard_ids=None if shards is None else list(shards.ids),
+        shard_count=None if shards is None else shards.count,
+    )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))

@@ -39,8 +39,13 @@ class FairyTree(app_commands.CommandTree["FairyPost"]):
         await send_error(interaction, original, f"/{name}")
 
 
-class FairyPost(commands.Bot):
-    """The bot. Storage opens in `setup_hook`; everything is closed cleanly in `close`."""
+class FairyPost(commands.AutoShardedBot):
+    """The bot. Storage opens in `setup_hook`; everything is closed cleanly in `close`.
+
+    Sharded like every large discord.py bot: without `shard_ids`/`shard_count` one process
+    runs every shard Discord recommends; with them (FAIRYPOST_SHARDS) it runs its range and
+    other processes run the rest, sharing one PostgreSQL database. Nothing about a game lives
+    only in this process: the database guards every change (see storage/README.md)."""
 
     def __init__(
         self,
@@ -88,21 +93,30 @@ class FairyPost(commands.Bot):
         self._timers = TimerLoop(self, TimerService(self._service))
         for extension in EXTENSIONS:
             await self.load_extension(extension)
-        if self.dev_guild is not None:
+        if self.shard_ids is not None and 0 not in self.shard_ids:
+            # Commands are the application's, not a shard's: the process with shard 0
+            # registers them, the others would only repeat the same request.
+            log.info("slash commands are synced by the process running shard 0")
+        elif self.dev_guild is not None:
             guild = discord.Object(self.dev_guild)
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
+            log.info("%d slash commands synced (dev guild)", len(synced))
         else:
             synced = await self.tree.sync()
-        log.info(
-            "%d slash commands synced (%s)",
-            len(synced),
-            "dev guild" if self.dev_guild else "global",
-        )
+            log.info("%d slash commands synced (global)", len(synced))
         self._timers.start()
 
     async def on_ready(self) -> None:
-        log.info("connected as %s to %d guilds", self.user, len(self.guilds))
+        shards = "all shards" if self.shard_ids is None else f"shards {self.shard_ids}"
+        log.info(
+            "connected as %s to %d guilds (%s of %s, database %s)",
+            self.user,
+            len(self.guilds),
+            shards,
+            self.shard_count,
+            self.storage.target,
+        )
 
     async def close(self) -> None:
         """Stop the timers, let in-flight writes finish, close the database, disconnect."""

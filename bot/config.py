@@ -25,6 +25,7 @@ DEFAULT_DB = "data/fairypost.sqlite3"
 DEFAULT_ENV_FILE = ".env"
 ENV_FILE_VARIABLE = "FAIRYPOST_ENV_FILE"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 MISSING_TOKEN_MESSAGE = """\
 Fairy Post needs a Discord bot token to start, and none was found.
@@ -45,6 +46,37 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Shards:
+    """FAIRYPOST_SHARDS: the gateway shards this process runs, out of `count`."""
+
+    ids: tuple[int, ...]
+    count: int
+
+    @property
+    def all(self) -> bool:
+        """True when this one process runs every shard."""
+        return self.ids == tuple(range(self.count))
+
+    def __str__(self) -> str:
+        first, last = self.ids[0], self.ids[-1]
+        return f"{first}/{self.count}" if first == last else f"{first}-{last}/{self.count}"
+
+
+def parse_shards(text: str) -> Shards:
+    """`0-3/8` (shards 0 to 3 of 8) or `5/8` (shard 5 of 8)."""
+    problem = f"FAIRYPOST_SHARDS must look like 0-3/8 (shards 0 to 3 of 8) or 5/8, not {text!r}."
+    span, sep, count_text = text.replace(" ", "").partition("/")
+    first_text, _, last_text = span.partition("-")
+    last_text = last_text or first_text
+    if not sep or not all(t.isdigit() for t in (first_text, last_text, count_text)):
+        raise ConfigError(problem)
+    first, last, count = int(first_text), int(last_text), int(count_text)
+    if not 0 <= first <= last < count or count > 100_000:
+        raise ConfigError(f"{problem[:-1]}: shard numbers run from 0 to the count minus one.")
+    return Shards(tuple(range(first, last + 1)), count)
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """Validated settings. `token` is None when none is configured: the commands that need
     one (the bot, `invite`) say so themselves, the storage commands do not need it."""
@@ -54,6 +86,8 @@ class Settings:
     """FAIRYPOST_DB: a SQLite file (or sqlite:///path), or a postgresql:// URL."""
     dev_guild: int | None
     log_level: str
+    shards: Shards | None
+    """FAIRYPOST_SHARDS; None runs every shard Discord recommends in this one process."""
     env_file: Path | None  # the file that was read, for messages; None when there was none
 
     def require_token(self) -> str:
@@ -122,10 +156,21 @@ def _choice(values: Mapping[str, str], key: str, choices: tuple[str, ...], defau
 def load_settings(environ: Mapping[str, str] | None = None, dotenv: Path | None = None) -> Settings:
     """Read, merge and validate every setting; a bad one raises `ConfigError` naming it."""
     values, read = read_environment(environ, dotenv)
+    database = _text(values, "FAIRYPOST_DB") or DEFAULT_DB
+    shards_text = _text(values, "FAIRYPOST_SHARDS")
+    shards = None if shards_text is None else parse_shards(shards_text)
+    if shards is not None and not shards.all and not database.startswith(POSTGRES_SCHEMES):
+        raise ConfigError(
+            f"FAIRYPOST_SHARDS={shards} runs only part of the shards, so other processes must "
+            "share this database, and a SQLite file cannot be shared between processes. Set "
+            "FAIRYPOST_DB to a PostgreSQL database (postgresql://user@host/fairypost), or "
+            "remove FAIRYPOST_SHARDS to run every shard in this one process."
+        )
     return Settings(
         token=_text(values, "DISCORD_TOKEN"),
-        database=_text(values, "FAIRYPOST_DB") or DEFAULT_DB,
+        database=database,
         dev_guild=_int(values, "FAIRYPOST_DEV_GUILD", "a numeric guild id"),
         log_level=_choice(values, "FAIRYPOST_LOG_LEVEL", LOG_LEVELS, "INFO"),
+        shards=shards,
         env_file=read,
     )

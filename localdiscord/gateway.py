@@ -48,6 +48,7 @@ CLOSE_DECODE_ERROR = 4002
 CLOSE_NOT_AUTHENTICATED = 4003
 CLOSE_AUTHENTICATION_FAILED = 4004
 CLOSE_ALREADY_AUTHENTICATED = 4005
+CLOSE_INVALID_SHARD = 4010
 CLOSE_INVALID_API_VERSION = 4012
 CLOSE_INVALID_INTENTS = 4013
 CLOSE_DISALLOWED_INTENTS = 4014
@@ -111,11 +112,20 @@ class GatewaySession:
     resumes: int = 0
     replayed: list[int] = field(default_factory=list)  # sequence numbers replayed on RESUME
     events: list[str] = field(default_factory=list)  # every event name dispatched, in order
+    shard: tuple[int, int] = (0, 1)  # (shard id, shard count) from IDENTIFY
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def live(self) -> bool:
         return not self.ended
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Discord's routing: a guild's events go to shard (guild_id >> 22) % count; DMs go
+        to shard 0."""
+        shard_id, count = self.shard
+        if guild_id is None:
+            return shard_id == 0
+        return (guild_id >> 22) % count == shard_id
 
     def has(self, intent: int) -> bool:
         return bool(self.intents & intent)

@@ -186,6 +186,7 @@ class LocalDiscord:
         self.gateway_connections: list[gw.GatewayConnection] = []
         self.sessions: dict[str, gw.GatewaySession] = {}
         self.bot_errors: list[str] = []  # filled by the harness from the bot's ERROR logs
+        self.shard_count = 1  # what GET /gateway/bot recommends; IDENTIFY may ask for any
 
         self._interactions_by_id: dict[int, InteractionRecord] = {}
         self._interactions_by_token: dict[str, InteractionRecord] = {}
@@ -280,7 +281,7 @@ class LocalDiscord:
         guild.members[self.bot_user.id] = FakeMember(self.bot_user, guild, [bot_role.id])
         guild.members[owner.id] = FakeMember(owner, guild)
         self.guilds[guild.id] = guild
-        self._emit_soon(lambda s: self._guild_create(guild, s), gw.GUILDS, "GUILD_CREATE")
+        self._emit_soon(lambda s: self._guild_create(guild, s), gw.GUILDS, "GUILD_CREATE", guild.id)
         return guild
 
     def add_channel(
@@ -303,7 +304,7 @@ class LocalDiscord:
         )
         guild.channels[channel.id] = channel
         self.channels[channel.id] = channel
-        self._emit_soon(lambda s: channel.to_payload(), gw.GUILDS, "CHANNEL_CREATE")
+        self._emit_soon(lambda s: channel.to_payload(), gw.GUILDS, "CHANNEL_CREATE", guild.id)
         return channel
 
     def add_category(self, guild: FakeGuild, name: str) -> FakeChannel:
@@ -347,6 +348,7 @@ class LocalDiscord:
             lambda s: {**member.to_payload(), "guild_id": str(guild.id)},
             gw.GUILD_MEMBERS,
             "GUILD_MEMBER_ADD",
+            guild.id,
         )
         return member
 
@@ -591,8 +593,9 @@ class LocalDiscord:
     def live_sessions(self) -> list[gw.GatewaySession]:
         return [s for s in self.sessions.values() if s.live]
 
-    def _current_session(self) -> gw.GatewaySession:
-        live = self.live_sessions()
+    def _current_session(self, guild_id: int | None = None) -> gw.GatewaySession:
+        """The newest live session whose shard receives `guild_id`'s events."""
+        live = [s for s in self.live_sessions() if s.serves(guild_id)]
         if not live:
             raise FakeDiscordUsageError(
                 "no bot is connected to the stand-in (start one with run_bot)"
@@ -674,18 +677,29 @@ class LocalDiscord:
         task.add_done_callback(self._tasks.discard)
 
     def _emit_soon(
-        self, build: Callable[[gw.GatewaySession], dict[str, Any]], intent: int, event: str
+        self,
+        build: Callable[[gw.GatewaySession], dict[str, Any]],
+        intent: int,
+        event: str,
+        guild_id: int | None = None,
     ) -> None:
-        """From synchronous world building: dispatch to connected sessions in order."""
-        sessions = [s for s in self.live_sessions() if s.has(intent) or event == "GUILD_CREATE"]
+        """From synchronous world building: dispatch to connected sessions in order (those
+        whose shard serves `guild_id`)."""
+        sessions = [
+            s
+            for s in self.live_sessions()
+            if (s.has(intent) or event == "GUILD_CREATE") and s.serves(guild_id)
+        ]
         if not sessions:
             return
         for s in sessions:
             self._spawn(s.dispatch(event, build(s)))
 
     async def _emit(self, event: str, data: dict[str, Any], intent: int | None) -> None:
+        guild = data.get("guild_id")
+        guild_id = int(guild) if guild is not None else None
         for s in self.live_sessions():
-            if intent is None or s.has(intent):
+            if (intent is None or s.has(intent)) and s.serves(guild_id):
                 await s.dispatch(event, data)
         self._notify()
 
@@ -872,8 +886,9 @@ class LocalDiscord:
             self._notify()
             return
         intent = gw.DIRECT_MESSAGES if msg.channel.is_dm else gw.GUILD_MESSAGES
+        guild_id = None if msg.channel.guild is None else msg.channel.guild.id
         for s in self.live_sessions():
-            if s.has(intent):
+            if s.has(intent) and s.serves(guild_id):
                 await s.dispatch(event, self._message_event_payload(msg, s))
         self._notify()
 
@@ -1329,7 +1344,7 @@ class LocalDiscord:
         custom_id: str | None = None,
         message: FakeMessage | None = None,
     ) -> InteractionRecord:
-        session = self._current_session()
+        session = self._current_session(None if channel.guild is None else channel.guild.id)
         rec = InteractionRecord(
             self,
             self.ids.next(),
@@ -1664,7 +1679,7 @@ class LocalDiscord:
         return _json(
             {
                 "url": self.gateway_url,
-                "shards": 1,
+                "shards": self.shard_count,
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 999,
@@ -2443,9 +2458,19 @@ class LocalDiscord:
         if intents & gw.PRIVILEGED_INTENTS & ~self.allowed_privileged_intents:
             await conn.close(gw.CLOSE_DISALLOWED_INTENTS, "Disallowed intent(s)")
             return
+        shard = d.get("shard", [0, 1])
+        if (
+            not isinstance(shard, list)
+            or len(shard) != 2
+            or not all(isinstance(n, int) for n in shard)
+            or not 0 <= shard[0] < shard[1]
+        ):
+            await conn.close(gw.CLOSE_INVALID_SHARD, "Invalid shard")
+            return
         session = gw.GatewaySession(
             secrets.token_hex(16), intents, {k: v for k, v in d.items() if k != "token"}
         )
+        session.shard = (shard[0], shard[1])
         session.conn = conn
         conn.session = session
         self.sessions[session.id] = session
@@ -2458,7 +2483,12 @@ class LocalDiscord:
                 "email": None,
             },
             "user_settings": {},
-            "guilds": [{"id": str(g.id), "unavailable": True} for g in self.guilds.values()],
+            "guilds": [
+                {"id": str(g.id), "unavailable": True}
+                for g in self.guilds.values()
+                if session.serves(g.id)
+            ],
+            "shard": list(session.shard),
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self.resume_gateway_url,
@@ -2472,7 +2502,8 @@ class LocalDiscord:
         }
         await session.dispatch("READY", ready)
         for guild in list(self.guilds.values()):
-            await session.dispatch("GUILD_CREATE", self._guild_create(guild, session))
+            if session.serves(guild.id):
+                await session.dispatch("GUILD_CREATE", self._guild_create(guild, session))
 
     async def _resume(self, conn: gw.GatewayConnection, d: dict[str, Any]) -> None:
         session = self.sessions.get(str(d.get("session_id")))

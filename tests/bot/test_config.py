@@ -15,6 +15,7 @@ from bot.config import (
     ENV_FILE_VARIABLE,
     ConfigError,
     Settings,
+    Shards,
     load_settings,
     read_dotenv,
 )
@@ -158,3 +159,35 @@ def test_the_token_is_required_only_where_needed(tmp_path: Path) -> None:
 def test_bad_settings_are_named(key: str, value: str, fragment: str, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=f"{key}.*{fragment}"):
         load_settings({"DISCORD_TOKEN": "t", key: value}, tmp_path / "none")
+
+
+def test_shards_and_a_postgresql_database(tmp_path: Path) -> None:
+    url = "postgresql://fairypost@db.internal/fairypost"
+    settings = settings_from(tmp_path, f"FAIRYPOST_DB={url}\nFAIRYPOST_SHARDS=4-7/8 # second box\n")
+    assert settings.database == url
+    assert settings.shards == Shards((4, 5, 6, 7), 8)
+    assert str(settings.shards) == "4-7/8" and not settings.shards.all
+    one = settings_from(tmp_path, f"FAIRYPOST_DB={url}\nFAIRYPOST_SHARDS=3/4\n").shards
+    assert one == Shards((3,), 4) and str(one) == "3/4"
+    assert settings_from(tmp_path, "").shards is None
+
+
+def test_every_shard_in_one_process_is_fine_on_sqlite(tmp_path: Path) -> None:
+    settings = settings_from(tmp_path, "FAIRYPOST_SHARDS=0-3/4\n")
+    assert settings.shards is not None and settings.shards.all
+    assert settings.database == DEFAULT_DB
+
+
+def test_part_of_the_shards_on_sqlite_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        settings_from(tmp_path, "FAIRYPOST_SHARDS=0-1/4\n")
+    message = str(caught.value)
+    assert "FAIRYPOST_SHARDS=0-1/4" in message
+    assert "SQLite file cannot be shared" in message
+    assert "postgresql://" in message
+
+
+@pytest.mark.parametrize("bad", ["4", "0-3", "3-1/4", "4/4", "a-b/c", "0-3/8/2", "-1/4"])
+def test_malformed_shards_are_refused(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(ConfigError, match="FAIRYPOST_SHARDS must look like"):
+        settings_from(tmp_path, f"FAIRYPOST_DB=postgresql://x@y/z\nFAIRYPOST_SHARDS={bad}\n")
