@@ -80,6 +80,8 @@ SHORTHANDS: dict[str, tuple[tuple[str, bool], ...]] = {
     "B": (("F", True),),
 }
 MODIFIERS = set("mcfbslrvinp")
+MAX_REACH = 15
+"""The longest step or range that fits a board (16x16 at most): longer ones are mistakes."""
 DIRECTIONS = set("fbslrv")
 
 
@@ -214,11 +216,17 @@ def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
                 raise BetzaError(text, i, "'(' without a closing ')'")
             inner = text[i + 1 : close]
             pieces = [p.strip() for p in inner.split(",")]
-            if len(pieces) != 2 or not all(p.isdigit() for p in pieces):
+            if len(pieces) != 2 or not all(p.isascii() and p.isdigit() for p in pieces):
                 raise BetzaError(text, i, f"expected a leap like (1,4), found ({inner})")
+            if any(len(p) > 3 for p in pieces):
+                raise BetzaError(text, i, f"({inner}) leaves every board")
             x, y = int(pieces[0]), int(pieces[1])
             if x == 0 and y == 0:
                 raise BetzaError(text, i, "the null leap (0,0) is not a move")
+            if max(x, y) > MAX_REACH:
+                raise BetzaError(
+                    text, i, f"({x},{y}) leaves every board: leaps go at most {MAX_REACH} squares"
+                )
             parts.append(((x, y), False))
             label = text[i : close + 1]
             i = close + 1
@@ -239,13 +247,21 @@ def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
             raise BetzaError(text, i, f"unknown atom {ch!r}")
         # Range digits make a rider with that limit: R4, N2.
         digit_start = i
-        while i < n and text[i].isdigit():
+        while i < n and text[i] in "0123456789":
             i += 1
         limit: int | None = None
         if i > digit_start:
-            limit = int(text[digit_start:i])
+            digits = text[digit_start:i]
+            limit = int(digits) if len(digits) <= 3 else MAX_REACH + 1
             if limit == 0:
                 raise BetzaError(text, digit_start, "a range of 0 allows no move")
+            if limit > MAX_REACH:
+                raise BetzaError(
+                    text,
+                    digit_start,
+                    f"a range of {digits} is longer than any board; at most {MAX_REACH} "
+                    f"(or double the letter for an unlimited rider: {label}{label})",
+                )
             label += text[digit_start:i]
         if (
             i < n

@@ -24,14 +24,39 @@ class BetzaError(RulesError):
 
 
 class VariantError(RulesError):
-    """A variant data file is invalid; the message names the file and the key."""
+    """A variant definition is invalid; the message names the file, the key, the line when
+    it is known, what was expected and, for a player's file, an example of the right form."""
 
-    def __init__(self, source: str, key: str, reason: str) -> None:
+    def __init__(
+        self,
+        source: str,
+        key: str,
+        reason: str,
+        *,
+        line: int | None = None,
+        example: str | None = None,
+    ) -> None:
         self.source = source
         self.key = key
         self.reason = reason
-        where = f"{source}: {key}" if key else source
-        super().__init__(f"{where}: {reason}")
+        self.line = line
+        self.example = example
+        where = f"{source}, line {line}" if line is not None else source
+        where = f"{where}: {key}" if key else where
+        text = f"{where}: {reason}"
+        if example:
+            text += f"\nExample: {example}"
+        super().__init__(text)
+
+    def located(self, line: int | None, example: str | None) -> VariantError:
+        """The same error with its line in the file and an example of the right form."""
+        return VariantError(
+            self.source,
+            self.key,
+            self.reason,
+            line=self.line if line is None else line,
+            example=self.example if example is None else example,
+        )
 
 
 class UnknownVariantError(RulesError):

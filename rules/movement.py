@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rules.betza import Component, Kind, Vector, parse_betza, symmetric
+from rules.betza import MAX_REACH, Component, Kind, Vector, parse_betza, symmetric
 from rules.errors import BetzaError, VariantError
 
 MOVEMENT_KEYS = ("betza", "pawn-moves", "bent", "paths", "ride-paths")
@@ -75,6 +75,12 @@ def expand_paths(paths: list[tuple[Vector, ...]]) -> tuple[tuple[Vector, ...], .
     return tuple(seen)
 
 
+MAX_TEXT = 80
+"""One Betza string (Bigorra's longest is 12 characters); see `rules.limits`."""
+MAX_PATHS = 16
+MAX_PATH_STEPS = 12
+
+
 def components_from_entry(entry: Mapping[str, Any], source: str, key: str) -> tuple[Component, ...]:
     """All movement components of one piece entry; errors name `source` and `key`."""
     comps: list[Component] = []
@@ -84,6 +90,10 @@ def components_from_entry(entry: Mapping[str, Any], source: str, key: str) -> tu
             continue
         if not isinstance(text, str):
             raise VariantError(source, f"{key}.{field}", "must be a Betza string")
+        if len(text) > MAX_TEXT:
+            raise VariantError(
+                source, f"{key}.{field}", f"{len(text)} characters; at most {MAX_TEXT}"
+            )
         try:
             comps.extend(parse_betza(text, pawnlike=pawnlike))
         except BetzaError as exc:
@@ -92,14 +102,18 @@ def components_from_entry(entry: Mapping[str, Any], source: str, key: str) -> tu
     if bent is not None:
         if not isinstance(bent, list):
             raise VariantError(source, f"{key}.bent", "must be a list of tables")
+        if len(bent) > MAX_PATHS:
+            raise VariantError(source, f"{key}.bent", f"at most {MAX_PATHS} legs")
         for i, leg in enumerate(bent):
             comps.append(_bent(leg, source, f"{key}.bent[{i}]"))
     for field, kind in (("paths", Kind.PATHS), ("ride-paths", Kind.PATH_RIDE)):
         raw = entry.get(field)
         if raw is None:
             continue
-        if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw) or not raw:
             raise VariantError(source, f"{key}.{field}", "must be a list of path strings")
+        if len(raw) > MAX_PATHS:
+            raise VariantError(source, f"{key}.{field}", f"at most {MAX_PATHS} paths")
         parsed = []
         for i, p in enumerate(raw):
             try:
@@ -108,6 +122,16 @@ def components_from_entry(entry: Mapping[str, Any], source: str, key: str) -> tu
                 raise VariantError(source, f"{key}.{field}[{i}]", str(exc)) from None
             if (0, 0) in path:
                 raise VariantError(source, f"{key}.{field}[{i}]", "a path may not visit its origin")
+            if len(path) > MAX_PATH_STEPS:
+                raise VariantError(
+                    source, f"{key}.{field}[{i}]", f"at most {MAX_PATH_STEPS} squares"
+                )
+            if any(max(abs(x), abs(y)) > MAX_REACH for x, y in path):
+                raise VariantError(
+                    source,
+                    f"{key}.{field}[{i}]",
+                    f"offsets go at most {MAX_REACH} squares (the largest board is 16x16)",
+                )
             parsed.append(path)
         paths = expand_paths(parsed)
         comps.append(

@@ -31,3 +31,7 @@ class Move:
     target: Square
     promotion: str | None = None
     piece: str | None = None
+    gate: str | None = None
+    """S-Chess: the id of the reserve piece that enters the square the mover left."""
+    gate_square: Square | None = None
+    """Where that piece enters when it is not `origin` (castling onto the Rook's square)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NoReturn
 
 from rules.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from rules.moves import Move
@@ -38,12 +39,13 @@ from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE
 COLOR_NAMES = ("White", "Black")
 
 _SQ = r"[a-z]\d{1,2}"
+_GATE = rf"/[A-Za-z]{{1,2}}(?:@{_SQ})?"
 _BOARD_RE = re.compile(
     rf"(?P<letters>[A-Z]{{1,2}})?(?P<origin>{_SQ})(?P<sep>[-x:]?)(?P<target>{_SQ})"
-    r"(?:=?(?P<promo>[A-Za-z]{1,2}))?(?P<gate>/[A-Za-z]{1,2})?(?P<ep>\s*e\.p\.)?"
+    rf"(?:=?(?P<promo>[A-Za-z]{{1,2}}))?(?P<gate>{_GATE})?(?P<ep>\s*e\.p\.)?"
 )
 _CASTLE_RE = re.compile(
-    rf"(?P<castle>[Oo0]-[Oo0]-[Oo0]|[Oo0]-[Oo0])(?:\((?P<dest>{_SQ})\))?(?P<gate>/[A-Za-z]{{1,2}})?"
+    rf"(?P<castle>[Oo0]-[Oo0]-[Oo0]|[Oo0]-[Oo0])(?:\((?P<dest>{_SQ})\))?(?P<gate>{_GATE})?"
 )
 _DROP_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}})(?P<sep>[*@])(?P<target>{_SQ})")
 _SWAP_RE = re.compile(
@@ -51,7 +53,7 @@ _SWAP_RE = re.compile(
 )
 _SHORT_RE = re.compile(
     rf"(?P<letters>[A-Z]{{1,2}})?(?P<file>[a-p])?(?P<rank>\d{{1,2}})?[-x:]?(?P<target>{_SQ})"
-    r"(?:=?(?P<promo>[A-Za-z]{1,2}))?(?P<gate>/[A-Za-z]{1,2})?"
+    rf"(?:=?(?P<promo>[A-Za-z]{{1,2}}))?(?P<gate>{_GATE})?"
 )
 _LOWER_RE = re.compile(rf"[a-z]{{1,2}}(?={_SQ}[-x:]?{_SQ})")
 _MARKS_RE = re.compile(r"[+#!?]+$")
@@ -127,6 +129,7 @@ def format_code(
         gate = pos.gates[pos.side].get(rook)
         if gate is not None:
             text += "/" + lt.of(t.type_ids[gate >> 1])
+        text += _hand_gate(pos, c, lt)
     else:
         piece = pos.board[o]
         capture = kind == EP or bool(pos.board[d])
@@ -137,10 +140,23 @@ def format_code(
         gate = pos.gates[pos.side].get(o)
         if gate is not None:
             text += "/" + lt.of(t.type_ids[gate >> 1])
+        text += _hand_gate(pos, c, lt)
         if kind == EP:
             text += " e.p."
     if marks:
         text += check_mark(pos, c)
+    return text
+
+
+def _hand_gate(pos: Position, c: int, lt: Letters) -> str:
+    """S-Chess gating: `/H` (the piece enters the square the mover left) or `/H@h1`
+    (castling, entering the Rook's square); "" for a move that gates nothing."""
+    gate = (c >> MC.GATE_SHIFT) & MC.GATE_MASK
+    if not gate:
+        return ""
+    text = "/" + _drop_letters(lt, pos.t.type_ids[gate])
+    if c & MC.GATE_ROOK:
+        text += "@" + pos.t.geo.name(pos._castling_rook(c)[0])
     return text
 
 
@@ -176,12 +192,12 @@ def coordinates(pos: Position, c: int) -> str:
     if kind in (DROP, PLACE):
         return f"{_drop_letters(lt, t.type_ids[o])}@{geo.name(d)}"
     if kind == CASTLE and pos.variant.fast_castling:
-        return f"{'O-O' if d > o else 'O-O-O'}({geo.name(d)})"
+        return f"{'O-O' if d > o else 'O-O-O'}({geo.name(d)})" + _hand_gate(pos, c, lt)
     text = f"{geo.name(o)}{geo.name(d)}"
     promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
     if promo:
         text += lt.of(t.type_ids[promo])
-    return text
+    return text + _hand_gate(pos, c, lt)
 
 
 def format_short(
@@ -204,6 +220,7 @@ def format_short(
         gate = pos.gates[pos.side].get(c & 0xFF)
         if gate is not None:
             text += "/" + lt.of(t.type_ids[gate >> 1])
+        text += _hand_gate(pos, c, lt)
     mark = check_mark(pos, c)
     return text + ("#" if pgn and mark == "++" else mark)
 
@@ -517,6 +534,9 @@ def _parse_board(
             candidates = ordinary
     if not candidates:
         raise IllegalMoveError(raw, _explain(pos, origin, target))
+    if pos.variant.reserve_in_hand:
+        candidates = _select_hand_gate(pos, raw, candidates, gate, lt)
+        gate = None
     promo_codes = {
         c: (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
         for c in candidates
@@ -549,6 +569,48 @@ def _parse_board(
         )
     _check_gate(pos, raw, origin, code, gate, lt)
     return code
+
+
+def _select_hand_gate(
+    pos: Position, raw: str, candidates: list[int], gate: str | None, lt: Letters
+) -> list[int]:
+    """S-Chess: the candidates that bring in the piece `gate` names (`H`, or `H@h1` for the
+    Rook's square when castling), or those that bring in nothing when `gate` is None."""
+    if gate is None:
+        return [c for c in candidates if c < MC.GATED]
+    t = pos.t
+    letters, _at, square = gate.partition("@")
+    letters = letters.upper()
+    pid = (
+        lt.find(letters)
+        if letters != "P"
+        else next((p.id for p in pos.variant.pieces if p.is_pawn), None)
+    )
+    if pid is None:
+        raise InvalidMoveError(raw, f"{letters} is not a piece letter of {pos.variant.name}")
+    gated = [c for c in candidates if c >= MC.GATED]
+    if not gated:
+        return _raise(
+            raw,
+            "no piece can enter with this move: a reserve piece enters only the first-row "
+            "square a piece leaves for the first time",
+        )
+    mine = [c for c in gated if t.type_ids[(c >> MC.GATE_SHIFT) & MC.GATE_MASK] == pid]
+    if not mine:
+        held = sorted(
+            {_drop_letters(lt, t.type_ids[(c >> MC.GATE_SHIFT) & MC.GATE_MASK]) for c in gated}
+        )
+        return _raise(
+            raw, f"you have no {pos.variant.piece(pid).name} in hand (you have {', '.join(held)})"
+        )
+    if square:
+        wanted = [
+            c for c in mine if c & MC.GATE_ROOK and t.geo.name(pos._castling_rook(c)[0]) == square
+        ]
+        if not wanted:
+            return _raise(raw, f"the piece cannot enter on {square} with this move")
+        return wanted
+    return [c for c in mine if not c & MC.GATE_ROOK]
 
 
 def _check_gate(
@@ -591,8 +653,11 @@ def _parse_castling(pos: Position, raw: str, m: re.Match[str], lt: Letters) -> i
     ]
     if dest is not None:
         legal = [c for c in legal if (c >> 8) & 0xFF == dest]
+    gate = m.group("gate")
+    if v.reserve_in_hand and legal:
+        legal = _select_hand_gate(pos, raw, legal, gate[1:] if gate else None, lt)
+        gate = None
     if len(legal) == 1:
-        gate = m.group("gate")
         _check_gate(pos, raw, king, legal[0], gate[1:] if gate else None, lt)
         return legal[0]
     if len(legal) > 1:
@@ -668,7 +733,7 @@ def _parse_drop(pos: Position, raw: str, letters: str, target_name: str, lt: Let
     return _raise(raw, f"you cannot drop a {name} on {geo.name(target)}")
 
 
-def _raise(raw: str, reason: str) -> int:
+def _raise(raw: str, reason: str) -> NoReturn:
     raise IllegalMoveError(raw, reason)
 
 

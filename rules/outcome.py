@@ -13,6 +13,9 @@ class Termination(Enum):
     ROYAL_CAPTURE = "royal capture"
     STALEMATE = "stalemate"
     STALEMATE_POINTS = "stalemate on points"
+    STALEMATE_WIN = "stalemate loses"
+    BARE_KING = "bare king"
+    GOAL = "goal zone"
     REPETITION = "repetition"
     MOVE_RULE = "move rule"
     INSUFFICIENT_MATERIAL = "insufficient material"
@@ -28,6 +31,9 @@ BY_RULE = frozenset(
         Termination.ROYAL_CAPTURE,
         Termination.STALEMATE,
         Termination.STALEMATE_POINTS,
+        Termination.STALEMATE_WIN,
+        Termination.BARE_KING,
+        Termination.GOAL,
         Termination.REPETITION,
         Termination.MOVE_RULE,
         Termination.INSUFFICIENT_MATERIAL,
@@ -58,6 +64,12 @@ class Outcome:
                 return "draw by stalemate"
             case Termination.STALEMATE_POINTS:
                 return f"{w} stalemates {loser}"
+            case Termination.STALEMATE_WIN:
+                return f"{w} wins by stalemate"
+            case Termination.BARE_KING:
+                return f"{w} wins by baring the king"
+            case Termination.GOAL:
+                return f"{w} wins by reaching the goal"
             case Termination.REPETITION:
                 return "draw by repetition"
             case Termination.MOVE_RULE:
@@ -96,6 +108,9 @@ class Outcome:
                 f"{name} wins by checkmate": Termination.CHECKMATE,
                 f"{name} wins by capturing the royal piece": Termination.ROYAL_CAPTURE,
                 f"{name} stalemates {COLOR_NAMES[winner ^ 1]}": Termination.STALEMATE_POINTS,
+                f"{name} wins by stalemate": Termination.STALEMATE_WIN,
+                f"{name} wins by baring the king": Termination.BARE_KING,
+                f"{name} wins by reaching the goal": Termination.GOAL,
                 f"{name} wins by resignation": Termination.RESIGNATION,
                 f"{name} wins on time": Termination.TIME,
             }
@@ -112,6 +127,6 @@ class Outcome:
             return cls(draws[t], None)
         if t.startswith("draw by the ") and t.endswith("-move rule"):
             n = t.removeprefix("draw by the ").removesuffix("-move rule")
-            if n.isdigit():
+            if n.isascii() and n.isdigit():
                 return cls(Termination.MOVE_RULE, None, int(n))
         raise ValueError(f"unknown result {text!r}")

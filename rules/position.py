@@ -15,7 +15,7 @@ from typing import ClassVar, NamedTuple
 from rules.errors import RulesError
 from rules.moves import Move, MoveKind
 from rules.outcome import Outcome, Termination
-from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE, Tables, tables_for
+from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE, Tables, tables_of
 from rules.variant import Variant, load_variant
 
 NORMAL, EP, CASTLE, DROP, PLACE, SWAP = MC.NORMAL, MC.EP, MC.CASTLE, MC.DROP, MC.PLACE, MC.SWAP
@@ -23,6 +23,7 @@ KIND_SHIFT, KIND_MASK = MC.KIND_SHIFT, MC.KIND_MASK
 PROMO_SHIFT, PROMO_MASK = MC.PROMO_SHIFT, MC.PROMO_MASK
 F_PAWN, F_DOUBLE, F_ONCE = MC.PAWN, MC.DOUBLE, MC.ONCE
 CASTLE_SHIFT = MC.CASTLE_SHIFT
+GATE_SHIFT, GATE_MASK, GATED, GATE_ROOK = MC.GATE_SHIFT, MC.GATE_MASK, MC.GATED, MC.GATE_ROOK
 
 _KINDS = {
     NORMAL: MoveKind.NORMAL,
@@ -41,6 +42,7 @@ class _Extra(NamedTuple):
     reserve: list[list[int]]
     gates: list[dict[int, int]]
     once: list[bool]
+    promoted: bytearray | None
 
 
 class _Undo(NamedTuple):
@@ -85,6 +87,7 @@ class Position:
         "once",
         "pieces",
         "ply",
+        "promoted",
         "reserve",
         "side",
         "t",
@@ -112,6 +115,8 @@ class Position:
         self.gates: list[dict[int, int]] = [{}, {}]  # square -> code waiting behind it
         has_once = any(p.once_per_game and p.royal for p in variant.pieces)
         self.once: list[bool] = [has_once, has_once]
+        # Crazyhouse: squares holding a promoted piece, which returns to hand demoted.
+        self.promoted: bytearray | None = bytearray(size) if variant.demote_to_hand else None
         self.hash = 0
         self._stack: list[_Undo] = []
         self._keys: list[int] = []
@@ -123,7 +128,7 @@ class Position:
         """The initial position of a variant (by object or id)."""
         if isinstance(variant, str):
             variant = load_variant(variant, options)
-        tables = tables_for(variant.id, variant.options)
+        tables = tables_of(variant)
         pos = cls(variant, tables)
         geo = tables.geo
         for sq, pid in variant.setup:
@@ -132,7 +137,12 @@ class Position:
         for sq in tables.start_virgin:
             pos.virgin[sq] = 1
         for color in (0, 1):
-            pos.reserve[color] = [tables.code(pid, color) for pid in variant.reserve]
+            for pid in variant.reserve:
+                code = tables.code(pid, color)
+                if variant.reserve_in_hand:
+                    pos.hands[color][tables.hand_type[code]] += 1
+                else:
+                    pos.reserve[color].append(code)
         pos.side = 0
         pos.rehash()
         return pos
@@ -165,6 +175,10 @@ class Position:
                 h ^= t.z_gate[code][sq]
             if self.once[color]:
                 h ^= t.z_once[color]
+        if self.promoted is not None:
+            for sq, flag in enumerate(self.promoted):
+                if flag:
+                    h ^= t.z_promoted[sq]
         self.hash = h
         self._stack.clear()
         self._keys = [self._key()]
@@ -186,6 +200,7 @@ class Position:
         other.reserve = [r[:] for r in self.reserve]
         other.gates = [dict(g) for g in self.gates]
         other.once = self.once[:]
+        other.promoted = bytearray(self.promoted) if self.promoted is not None else None
         other.hash = self.hash
         other._keys = self._keys[:]
         return other
@@ -407,9 +422,37 @@ class Position:
             self._ep_codes(out)
         if t.variant.castles:
             self._castling_codes(out)
+        if t.variant.reserve_in_hand and any(self.hands[side]):
+            self._gating_codes(out)
         if t.variant.captures_to_hand:
             self._drop_codes(out)
         return out
+
+    def _gating_codes(self, out: list[int]) -> None:
+        """S-Chess: a piece leaving its first-row square for the first time may bring in a
+        piece from the hand there; castling may bring it onto the King's or the Rook's
+        square. Each choice is a move of its own, beside the move without gating."""
+        t = self.t
+        side = self.side
+        virgin = self.virgin
+        gates = t.gate_squares[side]
+        held = [code >> 1 for code, n in enumerate(self.hands[side]) if n]
+        extra: list[int] = []
+        for c in out:
+            o = c & 0xFF
+            if o not in gates or not virgin[o]:
+                continue
+            kind = (c >> KIND_SHIFT) & KIND_MASK
+            if kind == NORMAL:
+                extra.extend(c | g << GATE_SHIFT for g in held)
+            elif kind == CASTLE:
+                d = (c >> 8) & 0xFF
+                rf, rt = self._castling_rook(c)
+                if o not in (d, rt):
+                    extra.extend(c | g << GATE_SHIFT for g in held)
+                if rf in gates and virgin[rf] and rf not in (d, rt):
+                    extra.extend(c | g << GATE_SHIFT | GATE_ROOK for g in held)
+        out.extend(extra)
 
     def _ep_codes(self, out: list[int]) -> None:
         t = self.t
@@ -517,7 +560,7 @@ class Position:
             hop_lines = self._hop_lines(king, enemy)
             gates = self.gates[side]
             for c in pseudo:
-                if not (c >> KIND_SHIFT) & KIND_MASK:
+                if not (c >> KIND_SHIFT) & KIND_MASK and c < GATED:
                     o = c & 0xFF
                     if o == king:
                         if self.safe_square(king, (c >> 8) & 0xFF):
@@ -717,6 +760,11 @@ class Position:
                 reset = True
             else:
                 new = t.flip[piece]
+            promoted = self.promoted
+            if promoted is not None and (promo or promoted[o] or promoted[d]):
+                if extra is None:
+                    extra = self._snapshot()
+                h = self._carry_promoted(o, d, bool(promo or promoted[o]), h)
             board[d] = new
             pieces[new].add(d)
             h ^= zp[new][d]
@@ -726,6 +774,10 @@ class Position:
                 if extra is None:
                     extra = self._snapshot()
                 h = self._gate(o, changes, h)
+            if c >= GATED:
+                if extra is None:
+                    extra = self._snapshot()
+                h = self._gate_from_hand(c, o, changes, h)
             if c & F_ONCE:
                 if extra is None:
                     extra = self._snapshot()
@@ -740,6 +792,9 @@ class Position:
                 h ^= zp[piece][o] ^ zp[cap][self.ep_victim] ^ zp[piece][d]
                 self._place(d, piece, changes)
                 reset = True
+                if t.variant.captures_to_hand:
+                    extra = self._snapshot()
+                    h = self._take(side, cap, self.ep_victim, h)
             elif kind == CASTLE:
                 rf, rt = self._castling_rook(c)
                 king = self._lift(o, changes)
@@ -751,6 +806,10 @@ class Position:
                 if rf in self.gates[side]:
                     extra = self._snapshot()
                     h = self._gate(rf, changes, h)
+                if c >= GATED:
+                    if extra is None:
+                        extra = self._snapshot()
+                    h = self._gate_from_hand(c, rf if c & GATE_ROOK else o, changes, h)
             elif kind == DROP:
                 extra = self._snapshot()
                 code = o << 1 | side
@@ -761,6 +820,11 @@ class Position:
                 h ^= keys[n] ^ (keys[n - 1] if n > 1 else 0) ^ zp[code][d]
                 hand[hcode] = n - 1
                 self._place(d, code, changes)
+                if t.tracked[code] and t.start_at[d] == code and d not in t.castle_squares:
+                    # Dropped where a piece of its kind starts, it has not moved: a Pawn
+                    # dropped on its second rank may double-step (Crazyhouse).
+                    virgin[d] = 1
+                    h ^= t.z_virgin[d]
             elif kind == PLACE:
                 extra = self._snapshot()
                 code = o << 1 | side
@@ -853,6 +917,8 @@ class Position:
         if t.variant.captures_to_hand and not t.royal[cap]:
             # The royal piece is never held: its capture ends the game (patricia.md §6).
             hcode = t.hand_type[cap]
+            if self.promoted is not None and self.promoted[d] and t.demote[cap]:
+                hcode = t.demote[cap]  # Crazyhouse: a promoted piece returns as a Pawn
             hand = self.hands[side]
             n = hand[hcode]
             keys = t.z_hand[hcode | side]
@@ -862,6 +928,33 @@ class Position:
         if gate is not None:
             h ^= t.z_gate[gate][d]
         return h
+
+    def _carry_promoted(self, o: int, d: int, arrives_promoted: bool, h: int) -> int:
+        """Move the promoted mark with its piece from `o` to `d` (a promotion sets it; a
+        capture on `d` has already used the captured piece's mark). Returns the new hash."""
+        promoted = self.promoted
+        assert promoted is not None
+        keys = self.t.z_promoted
+        if promoted[o]:
+            promoted[o] = 0
+            h ^= keys[o]
+        if promoted[d] != arrives_promoted:
+            promoted[d] = arrives_promoted
+            h ^= keys[d]
+        return h
+
+    def _gate_from_hand(self, c: int, sq: int, changes: list[tuple[int, int, int]], h: int) -> int:
+        """S-Chess: the reserve piece named in `c` leaves the hand for the vacated `sq`."""
+        t = self.t
+        side = self.side
+        code = ((c >> GATE_SHIFT) & GATE_MASK) << 1 | side
+        hand = self.hands[side]
+        hcode = t.hand_type[code]
+        n = hand[hcode]
+        keys = t.z_hand[hcode | side]
+        hand[hcode] = n - 1
+        self._place(sq, code, changes)
+        return h ^ keys[n] ^ (keys[n - 1] if n > 1 else 0) ^ t.z_piece[code][sq]
 
     def _gate(self, sq: int, changes: list[tuple[int, int, int]], h: int) -> int:
         """The reserve piece waiting behind `sq` enters it (spec: florea.md §5)."""
@@ -891,6 +984,7 @@ class Position:
             [r[:] for r in self.reserve],
             [dict(g) for g in self.gates],
             self.once[:],
+            bytearray(self.promoted) if self.promoted is not None else None,
         )
 
     def pop_code(self) -> int:
@@ -908,7 +1002,7 @@ class Position:
                 pieces[old].add(sq)
             virgin[sq] = old_virgin
         if u.extra is not None:
-            self.hands, self.reserve, self.gates, self.once = u.extra
+            self.hands, self.reserve, self.gates, self.once, self.promoted = u.extra
         self.kings[0], self.kings[1] = u.kings
         self.ep = u.ep
         self.ep_victim = u.ep_victim
@@ -949,12 +1043,18 @@ class Position:
         promo = (c >> PROMO_SHIFT) & PROMO_MASK
         if kind in (DROP, PLACE):
             return Move(_KINDS[kind], None, geo.square(d), None, t.type_ids[o])
+        gate = (c >> GATE_SHIFT) & GATE_MASK
+        gate_square = None
+        if gate and c & GATE_ROOK:
+            gate_square = geo.square(self._castling_rook(c)[0])
         return Move(
             _KINDS[kind],
             geo.square(o),
             geo.square(d),
             t.type_ids[promo] if promo else None,
             None,
+            t.type_ids[gate] if gate else None,
+            gate_square,
         )
 
     def to_code(self, move: Move) -> int:
@@ -982,6 +1082,14 @@ class Position:
             return Outcome(Termination.ROYAL_CAPTURE, winner=side ^ 1)
         if self.placing:
             return None
+        if v.zone is not None:
+            reached = self._zone_reached()
+            if reached is not None:
+                return Outcome(Termination.GOAL, winner=reached)
+        if v.bare_king:
+            ended = self._bare_king()
+            if ended is not None:
+                return ended
         if legal is None:
             legal = self.legal_codes()
         if not legal:
@@ -989,6 +1097,8 @@ class Position:
                 return Outcome(Termination.CHECKMATE, winner=side ^ 1)
             if v.stalemate == "win-on-points":
                 return Outcome(Termination.STALEMATE_POINTS, winner=side ^ 1)
+            if v.stalemate == "loss":
+                return Outcome(Termination.STALEMATE_WIN, winner=side ^ 1)
             return Outcome(Termination.STALEMATE, winner=None)
         if self.repetitions() >= v.repetition:
             return Outcome(Termination.REPETITION, winner=None)
@@ -996,6 +1106,38 @@ class Position:
             return Outcome(Termination.MOVE_RULE, winner=None, detail=v.move_rule)
         if v.insufficient_material and self._insufficient():
             return Outcome(Termination.INSUFFICIENT_MATERIAL, winner=None)
+        return None
+
+    def _zone_reached(self) -> int | None:
+        """The side whose goal piece stands in its goal zone (the side that just moved is
+        looked at first), or None."""
+        v = self.variant
+        assert v.zone is not None
+        t = self.t
+        for color in (self.side ^ 1, self.side):
+            code = t.code(v.zone.piece, color)
+            if self.pieces[code] & v.zone.squares[color]:
+                return color
+        return None
+
+    def _bare_king(self) -> Outcome | None:
+        """Shatranj's bare King, claimed by the side to move: the opponent has only royal
+        pieces left (nothing in hand either) while the side to move has more. Both bare is
+        a draw; a side just bared still has its reply, in which it may bare the other King."""
+        t = self.t
+        bare = [True, True]
+        for color in (0, 1):
+            if any(self.hands[color]):
+                bare[color] = False
+                continue
+            for code in t.side_codes[color]:
+                if self.pieces[code] and not t.royal[code]:
+                    bare[color] = False
+                    break
+        if bare[0] and bare[1]:
+            return Outcome(Termination.INSUFFICIENT_MATERIAL, winner=None)
+        if bare[self.side ^ 1]:
+            return Outcome(Termination.BARE_KING, winner=self.side)
         return None
 
     def _insufficient(self) -> bool:

@@ -10,12 +10,14 @@ diagrams. Castling rights are FEN's `KQkq` (K: with the Rook on the higher file)
 optional fields that follow appear only when the variant has the state they describe:
 
     options:a,b          the variant options in play (Patricia)
-    hand:R,B,p           pieces in hand (Patricia), White's uppercase
+    hand:R,B,p           pieces in hand (Patricia, drops; S-Chess reserves), White's uppercase
     reserve:FA,M,fa,m    reserve pieces not yet placed (Florea's placement phase)
     gates:FA@c1,m@g9     reserve pieces waiting behind a back-rank square
     once:wb              sides whose King still has its once-per-game move (Bat games)
+    promoted:d8,e1       promoted pieces, which return to hand demoted when captured
     moved:h2,g3          pieces standing on a starting square that have already moved
-                         (so they lost an initial power: a double step, a leap, castling)
+                         (so they lost an initial power: a double step, a leap, castling,
+                         S-Chess gating)
 
 Standard chess keeps the standard FEN form:
 `rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1`.
@@ -27,11 +29,11 @@ import re
 
 from rules.errors import PositionTextError
 from rules.position import Position
-from rules.tables import Tables, tables_for
-from rules.variant import Variant, load_variant
+from rules.tables import Tables, tables_of
+from rules.variant import Variant, load_variant, variant_with_options
 
 _TOKEN_RE = re.compile(r"\(([A-Za-z]{2})\)|([A-Za-z+\-])|(\d+)")
-EXT_ORDER = ("options", "hand", "reserve", "gates", "once", "moved")
+EXT_ORDER = ("options", "hand", "reserve", "gates", "once", "promoted", "moved")
 
 
 def piece_token(variant: Variant, tables: Tables, code: int, *, bracket: bool = True) -> str:
@@ -118,14 +120,14 @@ def format_position(pos: Position) -> str:
     ]
     if v.options:
         fields.append("options:" + ",".join(sorted(v.options)))
-    if v.captures_to_hand:
+    if v.has_hand:
         hand = []
         for color in (0, 1):
             for code, n in enumerate(pos.hands[color]):
                 if n:
                     hand.extend([piece_token(v, t, code | color, bracket=False)] * n)
         fields.append("hand:" + (",".join(hand) or "-"))
-    if v.reserve:
+    if v.placement:
         reserve = [
             piece_token(v, t, code, bracket=False)
             for color in (0, 1)
@@ -143,6 +145,9 @@ def format_position(pos: Position) -> str:
         fields.append(
             "once:" + ("".join(c for c, ok in zip("wb", pos.once, strict=True) if ok) or "-")
         )
+    if pos.promoted is not None:
+        squares = [geo.name(sq) for sq, flag in enumerate(pos.promoted) if flag]
+        fields.append("promoted:" + (",".join(squares) or "-"))
     moved = _moved_squares(pos)
     if moved:
         fields.append("moved:" + ",".join(geo.name(sq) for sq in moved))
@@ -170,8 +175,9 @@ def _moved_squares(pos: Position) -> list[int]:
     start = _start_squares(pos)
     castling = _castling_squares(pos)
     out = []
+    in_hand = pos.variant.reserve_in_hand  # there, an unmoved King or Rook may still gate
     for sq, code in start.items():
-        if sq in castling or not t.tracked[code]:
+        if (sq in castling and not in_hand) or not t.tracked[code]:
             continue
         if pos.board[sq] == code and not pos.virgin[sq]:
             out.append(sq)
@@ -188,8 +194,8 @@ def parse_position(variant: Variant | str, text: str) -> Position:
     if isinstance(variant, str):
         variant = load_variant(variant, options)
     elif options and frozenset(options) != variant.options:
-        variant = load_variant(variant.id, options)
-    t = tables_for(variant.id, variant.options)
+        variant = variant_with_options(variant, options)
+    t = tables_of(variant)
     geo = t.geo
     if len(fields) < 6:
         raise PositionTextError(
@@ -237,7 +243,7 @@ def parse_position(variant: Variant | str, text: str) -> Position:
     pos.side = 0 if side == "w" else 1
     # Initial powers: pieces on their own starting squares keep them unless said otherwise.
     start = _start_squares(pos)
-    castling_sq = _castling_squares(pos)
+    castling_sq = set() if variant.reserve_in_hand else _castling_squares(pos)
     for sq, code in start.items():
         if t.tracked[code] and pos.board[sq] == code and sq not in castling_sq:
             pos.virgin[sq] = 1
@@ -277,7 +283,7 @@ def parse_position(variant: Variant | str, text: str) -> Position:
         pos.ep = sq
         pos.ep_victim = victim
     for name, value in (("halfmove clock", fields[4]), ("move number", fields[5])):
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):
             raise PositionTextError(f"the {name} must be a number, not {value!r}")
     pos.halfmove = int(fields[4])
     pos.fullmove = max(1, int(fields[5]))
@@ -294,6 +300,18 @@ def parse_position(variant: Variant | str, text: str) -> Position:
     has_once = any(p.once_per_game for p in variant.pieces)
     if has_once and "once" not in seen:
         pos.once = [True, True]
+    if variant.reserve_in_hand:
+        # Unmoved Kings and Rooks are what `moved:` says; the rights must agree with them.
+        derived = {
+            letter
+            for letter, king, rook in _castling_letters(pos)
+            if pos.virgin[king] and pos.virgin[rook] and pos.board[king] and pos.board[rook]
+        }
+        if derived != set(rights.replace("-", "")):
+            shown = "".join(sorted(derived, key="KQkq".index)) or "-"
+            raise PositionTextError(
+                f"castling rights {rights!r} disagree with the unmoved pieces ({shown})"
+            )
     _check_consistency(pos)
     pos.ply = 2 * (pos.fullmove - 1) + pos.side
     pos.rehash()
@@ -308,7 +326,7 @@ def _read_extension(pos: Position, key: str, value: str) -> None:
     if key == "options":
         return
     if key == "hand":
-        if not v.captures_to_hand:
+        if not v.has_hand:
             raise PositionTextError(f"{v.name} has no pieces in hand")
         for token in items:
             code = _token_code(v, t, token)
@@ -337,6 +355,14 @@ def _read_extension(pos: Position, key: str, value: str) -> None:
         if value != "-" and not set(value) <= {"w", "b"}:
             raise PositionTextError(f"once: expected w, b, wb or -, not {value!r}")
         pos.once = ["w" in value, "b" in value]
+    elif key == "promoted":
+        if pos.promoted is None:
+            raise PositionTextError(f"{v.name} does not track promoted pieces")
+        for name in items:
+            sq = geo.parse(name)
+            if sq is None or not t.demote[pos.board[sq]]:
+                raise PositionTextError(f"promoted: {name!r} holds no promoted piece")
+            pos.promoted[sq] = 1
     elif key == "moved":
         for name in items:
             sq = geo.parse(name)

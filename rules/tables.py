@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from rules.betza import Component, Kind, Vector, lame_intermediates
 from rules.geometry import Geometry
@@ -32,6 +32,11 @@ class MoveCode:
     DOUBLE = 1 << 26  # a lame double step: may give an en-passant right
     ONCE = 1 << 27  # uses the royal piece's once-per-game move
     CASTLE_SHIFT = 28  # index of the castling rule (or the Rook for fast castling)
+    CASTLE_MASK = 0x3F
+    GATE_SHIFT = 34  # S-Chess gating: type index of the reserve piece that enters, 0 = none
+    GATE_MASK = 0x3F
+    GATED = 1 << 34  # every code at or above this one gates a piece
+    GATE_ROOK = 1 << 40  # castling: the piece enters the Rook's square, not the King's
 
 
 MC = MoveCode
@@ -288,6 +293,11 @@ class Tables:
     z_once: tuple[int, int]
     start_virgin: frozenset[int] = frozenset()
     castle_pairs: tuple[tuple[int, int, int], ...] = ()  # (King square, Rook square, key)
+    start_at: tuple[int, ...] = ()  # square -> code of the initial array (0: empty)
+    castle_squares: frozenset[int] = frozenset()  # King and Rook squares of both sides
+    gate_squares: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+    demote: tuple[int, ...] = ()  # code -> hand code of the type it promoted from (0: none)
+    z_promoted: tuple[int, ...] = ()  # per square: a promoted piece stands there
     _special: dict[tuple[int, int], dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]] = (
         field(default_factory=dict)
     )
@@ -368,7 +378,21 @@ def castling_pairs(variant: Variant) -> list[tuple[int, int]]:
 
 @cache
 def tables_for(variant_id: str, options: frozenset[str] = frozenset()) -> Tables:
+    """The tables of a built-in variant, built once per process."""
     return build_tables(load_variant(variant_id, options))
+
+
+def tables_of(variant: Variant) -> Tables:
+    """The tables of any variant: a built-in one once per process, a player's definition
+    once per loaded definition (the 32 most recently used are kept)."""
+    if not variant.digest:
+        return tables_for(variant.id, variant.options)
+    return _definition_tables(variant)
+
+
+@lru_cache(maxsize=32)
+def _definition_tables(variant: Variant) -> Tables:
+    return build_tables(variant)
 
 
 def build_tables(variant: Variant) -> Tables:
@@ -406,6 +430,12 @@ def build_tables(variant: Variant) -> Tables:
         castling_squares |= {variant.fast_castling.king_from, *variant.fast_castling.rooks}
     setup_at = dict(variant.setup)
     castling_types = {setup_at[s] for s in castling_squares if s in setup_at}
+    # S-Chess: every piece of the first row gates on its first move, so each is tracked.
+    gating_types = (
+        {pid for sq, pid in variant.setup if geo.rank_of(sq) == 0}
+        if variant.reserve_in_hand
+        else set()
+    )
 
     for i, p in enumerate(pieces, start=1):
         for color in (0, 1):
@@ -421,6 +451,7 @@ def build_tables(variant: Variant) -> Tables:
                 any(c.initial for c in (*p.components, *p.once_per_game))
                 or p.initial_leap is not None
                 or p.id in castling_types
+                or p.id in gating_types
             )
             no_drop_rows[code] = p.no_drop_rows
             if p.promotion:
@@ -576,13 +607,29 @@ def build_tables(variant: Variant) -> Tables:
             if color:
                 king_sq, rook_sq = geo.mirror(king_sq), geo.mirror(rook_sq)
             pairs.append((king_sq, rook_sq, key()))
-            tables.z_virgin[king_sq] = 0
-            tables.z_virgin[rook_sq] = 0
+            if not variant.reserve_in_hand:  # there, an unmoved King may still gate
+                tables.z_virgin[king_sq] = 0
+                tables.z_virgin[rook_sq] = 0
     tables.castle_pairs = tuple(pairs)
+    tables.castle_squares = frozenset(sq for king, rook, _k in pairs for sq in (king, rook))
     virgin = set()
+    start_at = [0] * geo.size
     for sq, pid in variant.setup:
         for color, square in ((0, sq), (1, geo.mirror(sq))):
+            start_at[square] = type_index[pid] << 1 | color
             if tracked[type_index[pid] << 1 | color]:
                 virgin.add(square)
     tables.start_virgin = frozenset(virgin)
+    tables.start_at = tuple(start_at)
+    if variant.reserve_in_hand:
+        first_row = frozenset(sq for sq, _pid in variant.setup if geo.rank_of(sq) == 0)
+        tables.gate_squares = (first_row, frozenset(geo.mirror(sq) for sq in first_row))
+    demote = [0] * ncodes
+    if variant.demote_to_hand:
+        for i, p in enumerate(pieces, start=1):
+            for target in p.promotion.to if p.promotion else ():
+                for color in (0, 1):
+                    demote[type_index[target] << 1 | color] = hand_type[i << 1]
+    tables.demote = tuple(demote)
+    tables.z_promoted = tuple(key() for _ in range(geo.size)) if variant.demote_to_hand else ()
     return tables

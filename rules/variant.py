@@ -1,23 +1,30 @@
-"""Variants as data: one TOML file per variant in `rules/variants/`, validated at load.
+"""Variants as data: one TOML file per variant, validated at load.
 
-A file may `extend` a parent (a family shares one definition) and declare named options,
-each a table merged over the variant when the option is chosen. Every unknown key, bad
-value, duplicate letter, off-board square or unknown piece is a `VariantError` naming the
-file and the key. Pieces come from the shared catalogue `rules/pieces.toml`; a variant
-names them, gives their letters, and may rename them or define new ones.
+The built-in catalogue is `rules/variants/*.toml`; a player's own variant is the same format,
+given as text (`load_definition`), bounded by `rules.limits`, and may `extends` a built-in
+variant. A file may `extend` a parent (a family shares one definition) and declare named
+options, each a table merged over the variant when the option is chosen. Every unknown key,
+bad value, duplicate letter, off-board square or unknown piece is a `VariantError` naming the
+file and the key (and, for a player's file, the line and an example of the right form).
+Pieces come from the shared catalogue `rules/pieces.toml`; a variant names them, gives their
+letters, and may rename them or define new ones.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import difflib
+import hashlib
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+from rules import limits
 from rules.betza import Component, Kind, parse_betza
 from rules.errors import BetzaError, UnknownVariantError, VariantError
 from rules.geometry import Geometry
@@ -70,7 +77,12 @@ RULES_KEYS = {
     "en-passant",
     "captures-to-hand",
     "drop-any-face",
+    "demote-to-hand",
+    "bare-king",
+    "goal-zone",
 }
+STALEMATES = ("draw", "win-on-points", "loss")
+RESERVE_STYLES = ("placed", "in-hand")
 STATUSES = ("documented", "reconstructed setup")
 LETTERS_RE = re.compile(r"[A-Z]{1,2}")
 ID_RE = re.compile(r"[a-z][a-z0-9-]*")
@@ -138,6 +150,15 @@ class OptionDef:
     description: str
 
 
+@dataclass(frozen=True, slots=True)
+class Zone:
+    """A "reach the zone" goal: a piece of type `piece` standing on one of its side's
+    squares (`squares[color]`) after its side's move wins the game."""
+
+    piece: str
+    squares: tuple[frozenset[int], frozenset[int]]
+
+
 @dataclass(frozen=True, eq=False)
 class Variant:
     """Everything the engine needs to know about one variant with its chosen options."""
@@ -163,10 +184,23 @@ class Variant:
     captures_to_hand: bool = False
     drop_any_face: bool = False
     reserve: tuple[str, ...] = ()
+    reserve_in_hand: bool = False
+    """S-Chess: reserve pieces wait in hand and enter by the player's choice (`in-hand`),
+    not placed behind chosen pieces before move 1 (Florea's `placed`)."""
+    demote_to_hand: bool = False
+    """Crazyhouse: a captured promoted piece goes to hand as the type it promoted from."""
+    bare_king: bool = False
+    """Shatranj: a side left with only its royal piece loses, unless it bares the other
+    King in its reply (a draw)."""
+    zone: Zone | None = None
     option_defs: tuple[OptionDef, ...] = ()
     options: frozenset[str] = frozenset()
     decisions: tuple[str, ...] = ()
     source_file: str = ""
+    definition: str = field(default="", repr=False)
+    """A player's variant: the TOML text it was loaded from ("" for the built-in ones)."""
+    digest: str = ""
+    """A player's variant: the SHA-256 of `definition`, the version a game pins."""
     _by_id: dict[str, PieceType] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -197,6 +231,16 @@ class Variant:
     @property
     def castles(self) -> bool:
         return bool(self.castling) or self.fast_castling is not None
+
+    @property
+    def placement(self) -> bool:
+        """Florea's reserve: placed behind back-rank pieces before move 1."""
+        return bool(self.reserve) and not self.reserve_in_hand
+
+    @property
+    def has_hand(self) -> bool:
+        """Pieces can be held off the board: captured ones (drops) or S-Chess reserves."""
+        return self.captures_to_hand or self.reserve_in_hand
 
 
 # ---------------------------------------------------------------------------------------
@@ -256,6 +300,9 @@ def variant_path(variant_id: str) -> Path:
 
 def _raw(variant_id: str, chain: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
     """The file's data merged over its parents', with the file name for messages."""
+    if not ID_RE.fullmatch(variant_id):
+        # Never a path: an id from a player's `extends` must not reach the file system.
+        raise UnknownVariantError(f"{variant_id!r} is not a variant id")
     path = variant_path(variant_id)
     source = _display(path)
     if variant_id in chain:
@@ -285,6 +332,11 @@ def _raw(variant_id: str, chain: tuple[str, ...] = ()) -> tuple[dict[str, Any], 
 def variant_ids() -> tuple[str, ...]:
     """Ids of every playable variant (abstract parents excluded), in file-name order."""
     return _ids_in(VARIANTS_DIR)
+
+
+def builtin_ids() -> tuple[str, ...]:
+    """Ids of every built-in file, abstract family parents included (what `extends` takes)."""
+    return tuple(path.stem for path in sorted(VARIANTS_DIR.glob("*.toml")))
 
 
 @cache
@@ -318,7 +370,7 @@ def resolve_variant_id(text: str) -> tuple[str, tuple[str, ...]]:
 
 
 def load_variant(variant_id: str, options: Iterable[str] = ()) -> Variant:
-    """The variant with these options, loaded and validated once per combination."""
+    """The built-in variant with these options, loaded and validated once per combination."""
     return _load(variant_id, frozenset(options))
 
 
@@ -327,9 +379,18 @@ def _load(variant_id: str, options: frozenset[str]) -> Variant:
     data, source = _raw(variant_id)
     if data.get("abstract"):
         raise UnknownVariantError(f"{variant_id!r} is a family definition, not a playable variant")
+    return _with_options(data, source, options)
+
+
+def _with_options(
+    data: dict[str, Any], source: str, options: frozenset[str], definition: str = ""
+) -> Variant:
+    """The variant of `data` with the named options merged over it."""
     option_table = data.get("options", {})
     if not isinstance(option_table, dict):
         raise VariantError(source, "options", "must be a table of named options")
+    if definition and len(option_table) > limits.MAX_OPTIONS:
+        raise VariantError(source, "options", f"at most {limits.MAX_OPTIONS} options")
     option_defs = []
     for name, body in option_table.items():
         if not isinstance(body, dict) or not isinstance(body.get("description"), str):
@@ -337,23 +398,385 @@ def _load(variant_id: str, options: frozenset[str]) -> Variant:
         unknown = set(body) - {"description", "set"}
         if unknown:
             raise VariantError(source, f"options.{name}.{sorted(unknown)[0]}", "unknown key")
+        if not isinstance(body.get("set", {}), dict):
+            raise VariantError(source, f"options.{name}.set", "must be a table")
         option_defs.append(OptionDef(name, body["description"]))
     for opt in sorted(options):
         if opt not in option_table:
             known = ", ".join(option_table) or "none"
-            raise UnknownVariantError(f"{variant_id} has no option {opt!r} (options: {known})")
+            name = data.get("id", "the variant")
+            raise UnknownVariantError(f"{name} has no option {opt!r} (options: {known})")
         overlay = option_table[opt].get("set", {})
         for key in overlay:
             if key not in TOP_KEYS - {"id", "extends", "options"}:
                 raise VariantError(source, f"options.{opt}.set.{key}", "unknown key")
         data = deep_merge(data, overlay)
-    return _build(data, source, tuple(option_defs), options)
+    variant = _build(data, source, tuple(option_defs), options)
+    if not definition:
+        return variant
+    return _checked_cost(
+        dataclasses.replace(
+            variant,
+            definition=definition,
+            digest=definition_digest(definition),
+            _by_id={},
+        ),
+        source,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# A player's own variant: the same format, from untrusted text
+
+
+UNSUPPORTED = {
+    "check-limit": "winning by giving a number of checks (Three-check)",
+    "checks": "winning by giving a number of checks (Three-check)",
+    "n-check": "winning by giving a number of checks (Three-check)",
+    "counting": "Makruk's counting rules",
+    "flying-general": "Xiangqi's facing Generals",
+    "palace": "Xiangqi's and Janggi's palaces",
+    "must-capture": "compulsory captures (Antichess, Losing Chess)",
+    "mandatory-capture": "compulsory captures (Antichess, Losing Chess)",
+    "antichess": "Antichess (losing all pieces wins)",
+    "atomic": "exploding captures (Atomic)",
+    "explosion": "exploding captures (Atomic)",
+    "duck": "the Duck of Duck Chess",
+    "bughouse": "partner play (Bughouse)",
+    "partner": "partner play (Bughouse)",
+    "pass": "passing a turn",
+    "passing": "passing a turn",
+    "fog": "hidden information (Fog of War)",
+    "hidden": "hidden information (Fog of War)",
+    "dice": "dice",
+    "extinction": "losing by extinction of a piece type (Extinction Chess)",
+    "drop-mate": "Shogi's ban on mating with a dropped Pawn",
+    "pawn-drop-mate": "Shogi's ban on mating with a dropped Pawn",
+    "promotion-zone": "Shogi's promotion on entering or leaving a zone (use promotion rows)",
+    "points": "winning on material points",
+    "king-of-the-hill": 'use rules.goal-zone = { piece = "king", squares = [...] }',
+    "flag": 'use rules.goal-zone = { piece = "king", squares = [...] }',
+    "stalemate-value": 'use rules.stalemate = "draw", "win-on-points" or "loss"',
+    "gating": 'use [reserve] with style = "in-hand" (S-Chess) or "placed" (Florea)',
+    "drops": "use rules.captures-to-hand = true",
+    "pieces-in-hand": 'use rules.captures-to-hand = true or [reserve] style = "in-hand"',
+    "chess960": "random start positions (Chess960)",
+    "random-setup": "random start positions (Chess960)",
+    "imitator": "pieces that copy the opponent's move (Imitator)",
+    "coordinator": "pieces that capture by position (Ultima)",
+    "immobilizer": "pieces that freeze others (Ultima)",
+}
+"""Mechanics players ask for that Fairy Post does not play, by the key they would use:
+the refusal names the mechanism instead of a bare 'unknown key'."""
+
+EXAMPLES: tuple[tuple[str, str], ...] = (
+    (r"^id$", 'id = "courier-plus"  (lowercase letters, digits and "-")'),
+    (r"^name$", 'name = "Courier Plus"'),
+    (r"^description$", 'description = "Courier chess with a Hawk."'),
+    (r"^extends$", 'extends = "chess"  (a built-in variant; /variants lists them)'),
+    (r"^(files|ranks)$", "files = 10\nranks = 8  (from 5 to 16)"),
+    (r"^pieces$", '[pieces]\nking = "K"\nhawk = { letter = "H", betza = "BN" }'),
+    (
+        r"\.(betza|pawn-moves|once-per-game)$",
+        'betza = "WN"  (Wazir + Knight; see docs/variants.md, Betza)',
+    ),
+    (r"\.letter$", 'letter = "H"  (one or two capital letters; "" for the Pawn)'),
+    (r"\.promotion\.to$", 'promotion = { to = ["queen", "hawk"] }'),
+    (r"\.promotion", 'promotion = { to = ["queen"], optional-rows = [7], compulsory-rows = [8] }'),
+    (
+        r"\.(compulsory-rows|optional-rows|no-drop-rows)$",
+        "no-drop-rows = [1, 8]  (rows counted from the owner)",
+    ),
+    (r"\.double-step$", 'double-step = "initial"  (or "any", "none")'),
+    (r"\.bent", 'bent = [{ first = "F", then = "orthogonal" }]'),
+    (
+        r"\.(paths|ride-paths)",
+        'paths = ["(0,1) (1,2)", "(1,1) (1,2)"]  (offsets, destination last)',
+    ),
+    (r"\.(royal)$", "royal = true"),
+    (r"^pieces\.", 'hawk = { letter = "H", name = "Hawk", betza = "BN" }'),
+    (
+        r"^setup",
+        '[setup]\n1 = "R N B Q K B N R"\n2 = "P P P P P P P P"  (a token a file, "." for empty)',
+    ),
+    (r"^piece-count$", "piece-count = 16  (White's pieces in the setup)"),
+    (r"^rules\.en-passant", 'en-passant = { capturers = ["pawn"], victims = ["pawn"] }'),
+    (r"^rules\.stalemate$", 'stalemate = "loss"  (or "draw", "win-on-points")'),
+    (r"^rules\.goal-zone", 'goal-zone = { piece = "king", squares = ["d4", "e4", "d5", "e5"] }'),
+    (r"^rules\.goal$", 'goal = "checkmate"  (or "royal-capture")'),
+    (r"^rules\.bare-king$", 'bare-king = "loss"'),
+    (r"^rules\.(move-rule|repetition)$", "move-rule = 50  (0 for none)\nrepetition = 3"),
+    (r"^rules\.", "captures-to-hand = true"),
+    (
+        r"^castling",
+        '[castling]\nmoves = [{ king = "e1", king-to = "g1", rook = "h1", rook-to = "f1" }]',
+    ),
+    (r"^reserve", '[reserve]\npieces = ["hawk", "elephant"]\nstyle = "in-hand"'),
+    (r"^options", '[options.fast]\ndescription = "..."\nset = { rules = { move-rule = 25 } }'),
+)
+
+
+def example_for(key: str) -> str | None:
+    """An example of the right form for `key` (a dotted path such as `pieces.hawk.betza`)."""
+    for pattern, example in EXAMPLES:
+        if re.search(pattern, key):
+            return example
+    return None
+
+
+_HEADER_RE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_ASSIGN_RE = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
+
+
+def _key_parts(text: str) -> list[str]:
+    return [part.strip().strip("\"'") for part in text.split(".")]
+
+
+def locate_line(text: str, key: str) -> int | None:
+    """The line of `text` that defines `key` or its nearest enclosing table (1-based)."""
+    wanted = _key_parts(re.sub(r"\[\d+\]", "", key)) if key else []
+    found: dict[tuple[str, ...], int] = {}
+    table: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if m := _HEADER_RE.match(line):
+            table = _key_parts(m.group(1))
+            found.setdefault(tuple(table), number)
+            continue
+        if m := _ASSIGN_RE.match(line):
+            path = (*table, *_key_parts(m.group(1)))
+            found.setdefault(path, number)
+            # Inline tables: `hawk = { letter = "H", betza = "BN" }` defines hawk.betza here.
+            for inner in re.findall(r"[{,]\s*([A-Za-z0-9_\-]+)\s*=", line[m.end() :]):
+                found.setdefault((*path, inner), number)
+    for size in range(len(wanted), 0, -1):
+        line_number = found.get(tuple(wanted[:size]))
+        if line_number is not None:
+            return line_number
+    return None
+
+
+def definition_digest(text: str) -> str:
+    """The version of a player's definition: SHA-256 of its exact text, in hex."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def decode_definition(data: bytes, source: str) -> str:
+    """The text of an uploaded file: bounded in size, UTF-8, no NUL characters."""
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise VariantError(
+            source,
+            "",
+            f"the file is {len(data):,} bytes; a definition may be at most "
+            f"{limits.MAX_FILE_BYTES:,} bytes (Bigorra's takes 3,000)",
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise VariantError(
+            source, "", f"not UTF-8 text (byte {exc.start + 1}); save the file as UTF-8"
+        ) from None
+    return text
+
+
+def load_definition(
+    text: str, options: Iterable[str] = (), *, source: str = "your file"
+) -> Variant:
+    """A player's variant from the text of its TOML file, validated with every static check
+    (the sanity run is `rules.sanity.sanity_check`). Errors are `VariantError`s with the key,
+    the line and an example; `UnknownVariantError` for an option the file does not declare."""
+    return _load_definition(text, frozenset(options), source)
+
+
+@lru_cache(maxsize=128)
+def _load_definition(text: str, options: frozenset[str], source: str) -> Variant:
+    try:
+        data = _parse_definition(text, source)
+        return _with_options(data, source, options, definition=text)
+    except VariantError as exc:
+        if exc.source != source:
+            raise  # an error in a built-in parent: its own file and key, as they are
+        line = exc.line if exc.line is not None else locate_line(text, exc.key)
+        raise exc.located(line, example_for(exc.key)) from None
+
+
+def _parse_definition(text: str, source: str) -> dict[str, Any]:
+    """The data of a player's file merged over the built-in variant it extends."""
+    size = len(text.encode("utf-8"))
+    if size > limits.MAX_FILE_BYTES:
+        raise VariantError(
+            source, "", f"{size:,} bytes; a definition may be at most {limits.MAX_FILE_BYTES:,}"
+        )
+    if "\x00" in text:
+        raise VariantError(source, "", "the file contains a NUL character; it is not a text file")
+    breach = limits.scan_text(text)
+    if breach is not None:
+        raise VariantError(source, breach.key, breach.reason)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", message)
+        line = int(m.group(1)) if m else None
+        where = f", column {m.group(2)}" if m else ""
+        raise VariantError(
+            source,
+            "",
+            f"not valid TOML{where}: {reason[:1].lower()}{reason[1:]}",
+            line=line,
+            example='key = "text", key = 12, [table], list = ["a", "b"]',
+        ) from None
+    except (RecursionError, ValueError, MemoryError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        raise VariantError(source, "", f"cannot be read: {reason}") from None
+    breach = limits.check_structure(data)
+    if breach is not None:
+        raise VariantError(source, breach.key, breach.reason)
+    _check_keys(data, source)
+    variant_id = data.get("id")
+    if not isinstance(variant_id, str) or not ID_RE.fullmatch(variant_id):
+        raise VariantError(
+            source, "id", "required: lowercase letters, digits and '-', starting with a letter"
+        )
+    if len(variant_id) > limits.MAX_ID:
+        raise VariantError(source, "id", f"at most {limits.MAX_ID} characters")
+    if variant_id in builtin_ids():
+        raise VariantError(
+            source,
+            "id",
+            f"{variant_id!r} is a built-in variant; choose another id "
+            f'(to start from it, write extends = "{variant_id}")',
+        )
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise VariantError(source, "name", "required: the name players see")
+    if len(name) > limits.MAX_NAME:
+        raise VariantError(source, "name", f"at most {limits.MAX_NAME} characters")
+    if data.get("abstract"):
+        raise VariantError(source, "abstract", "a player's variant must be playable")
+    data.setdefault("description", "")
+    parent = data.get("extends")
+    if parent is None:
+        return data
+    if not isinstance(parent, str) or parent not in builtin_ids():
+        known = ", ".join(variant_ids())
+        raise VariantError(
+            source, "extends", f"{parent!r} is not a built-in variant; one of: {known}"
+        )
+    base, _ = _raw(parent)
+    base.pop("abstract", None)
+    for key in ("options", "decisions", "sources", "inventor", "status", "piece-count"):
+        base.pop(key, None)  # the parent's own notes and options are not the child's
+    return deep_merge(base, {k: v for k, v in data.items() if k != "extends"})
+
+
+def _check_keys(data: dict[str, Any], source: str) -> None:
+    """Unknown keys of a player's file, with the mechanism named when we know it and the
+    nearest known key otherwise."""
+    sections: list[tuple[str, Mapping[str, Any], Iterable[str]]] = [("", data, TOP_KEYS)]
+    rules_table = data.get("rules")
+    if isinstance(rules_table, dict):
+        sections.append(("rules.", rules_table, RULES_KEYS))
+    pieces = data.get("pieces")
+    if isinstance(pieces, dict):
+        for pid, entry in pieces.items():
+            if isinstance(entry, dict):
+                sections.append((f"pieces.{pid}.", entry, PIECE_KEYS))
+    for prefix, table, known in sections:
+        for key in table:
+            if key in known:
+                continue
+            normal = key.lower().replace("_", "-")
+            if normal in UNSUPPORTED:
+                raise VariantError(
+                    source,
+                    prefix + key,
+                    f"Fairy Post does not play {UNSUPPORTED[normal]}"
+                    if not UNSUPPORTED[normal].startswith("use ")
+                    else f"not a key of this format: {UNSUPPORTED[normal]}",
+                )
+            close = difflib.get_close_matches(normal, sorted(known), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise VariantError(
+                source,
+                prefix + key,
+                f"unknown key{hint} The keys here are: {', '.join(sorted(known))}",
+            )
+
+
+def _checked_cost(variant: Variant, source: str) -> Variant:
+    """A player's variant within the bounds of `rules.limits` (piece types, movement
+    text, move-table entries)."""
+    if len(variant.pieces) > limits.MAX_PIECE_TYPES:
+        raise VariantError(
+            source,
+            "pieces",
+            f"{len(variant.pieces)} piece types; at most {limits.MAX_PIECE_TYPES} "
+            "(Bigorra, the largest built-in game, has 34)",
+        )
+    entries = limits.table_entries(
+        ((p.components, p.once_per_game) for p in variant.pieces), variant.geometry.size
+    )
+    if entries > limits.MAX_TABLE_ENTRIES:
+        heaviest = max(
+            variant.pieces,
+            key=lambda p: (
+                limits.entries_per_square(p.components) + limits.entries_per_square(p.once_per_game)
+            ),
+        )
+        raise VariantError(
+            source,
+            "pieces",
+            f"the move tables would hold {entries:,} entries; the bound is "
+            f"{limits.MAX_TABLE_ENTRIES:,} (Bigorra, the largest built-in game, needs 903,168). "
+            f"The heaviest piece is {heaviest.id}: give it fewer or shorter moves",
+        )
+    return variant
+
+
+def variant_with_options(variant: Variant, options: Iterable[str]) -> Variant:
+    """The same variant (built-in, or a player's definition) with other options."""
+    wanted = frozenset(options)
+    if wanted == variant.options:
+        return variant
+    if variant.definition:
+        return load_definition(variant.definition, wanted, source=variant.source_file)
+    return load_variant(variant.id, wanted)
+
+
+def is_definition_path(text: str) -> bool:
+    """Whether a command-line variant argument names a TOML file (`mine.toml`,
+    `mine.toml+option`) rather than a built-in variant."""
+    return text.split("+", 1)[0].strip().lower().endswith(".toml")
+
+
+def load_variant_argument(text: str) -> Variant:
+    """A command-line variant argument: a built-in id or name (options after `+`), or the
+    path of a definition file (`mine.toml`, `mine.toml+option`). Only the command lines
+    read paths; the bot never does."""
+    if not is_definition_path(text):
+        variant_id, options = resolve_variant_id(text)
+        return load_variant(variant_id, options)
+    path_text, *opts = text.split("+")
+    path = Path(path_text.strip())
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UnknownVariantError(f"cannot read {path}: {exc.strerror or exc}") from None
+    source = path.name
+    return load_definition(
+        decode_definition(data, source),
+        tuple(normalize_name(o) for o in opts if o.strip()),
+        source=source,
+    )
 
 
 def _req(data: Mapping[str, Any], key: str, kind: type, source: str, prefix: str = "") -> Any:
     value = data.get(key)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        raise VariantError(source, prefix + key, f"required, a {kind.__name__}")
+        expected = {int: "a whole number", str: "text in quotes"}.get(kind, kind.__name__)
+        found = "missing" if value is None else f"found {value!r}"
+        raise VariantError(source, prefix + key, f"required: {expected} ({found})")
     return value
 
 
@@ -405,23 +828,35 @@ def _build(
     if not isinstance(repetition, int) or repetition < 2:
         raise VariantError(source, "rules.repetition", "must be 2 or more")
     stalemate = rules.get("stalemate", "draw")
-    if stalemate not in ("draw", "win-on-points"):
-        raise VariantError(source, "rules.stalemate", "must be 'draw' or 'win-on-points'")
+    if stalemate not in STALEMATES:
+        raise VariantError(
+            source,
+            "rules.stalemate",
+            "must be 'draw', 'win-on-points' (3/5 for the stalemating side) or 'loss' "
+            "(the side that cannot move loses)",
+        )
     goal = rules.get("goal", "checkmate")
     if goal not in ("checkmate", "royal-capture"):
         raise VariantError(source, "rules.goal", "must be 'checkmate' or 'royal-capture'")
     royals = [p for p in pieces if p.royal]
     if not royals:
-        raise VariantError(source, "pieces", "no royal piece: the game could never end")
+        raise VariantError(
+            source,
+            "pieces",
+            "no royal piece: the game could never end. The catalogue's King is royal; "
+            "a new royal piece says royal = true",
+        )
     royal_in_setup = sum(1 for _, pid in setup if by_id[pid].royal)
     if goal == "checkmate" and royal_in_setup != 1:
         raise VariantError(
             source,
             "setup",
-            f"checkmate needs exactly one royal piece a side, found {royal_in_setup}",
+            f"checkmate needs exactly one royal piece a side in the setup, found {royal_in_setup}",
         )
+    if goal == "royal-capture" and royal_in_setup == 0:
+        raise VariantError(source, "setup", "no royal piece in the setup: nothing to capture")
     flags: dict[str, bool] = {}
-    for key in ("insufficient-material", "captures-to-hand", "drop-any-face"):
+    for key in ("insufficient-material", "captures-to-hand", "drop-any-face", "demote-to-hand"):
         value = rules.get(key, False)
         if not isinstance(value, bool):
             raise VariantError(source, f"rules.{key}", "must be true or false")
@@ -455,22 +890,58 @@ def _build(
                 source, "rules.en-passant.victims", f"{pid} has no double step to be taken after"
             )
 
+    bare_king = rules.get("bare-king", "none")
+    if bare_king not in ("none", "loss"):
+        raise VariantError(
+            source,
+            "rules.bare-king",
+            "must be 'loss' (a side left with only its King loses) or 'none'",
+        )
+    if bare_king == "loss" and goal != "checkmate":
+        raise VariantError(source, "rules.bare-king", "needs goal = 'checkmate'")
+    zone = _build_zone(rules.get("goal-zone"), source, square, geometry, by_id)
+    if flags["demote-to-hand"]:
+        _check_demotion(pieces, flags["captures-to-hand"], source)
+
     castling, fast = _build_castling(data, source, square, setup, by_id)
 
     reserve_data = data.get("reserve", {})
-    if not isinstance(reserve_data, dict) or set(reserve_data) - {"pieces"}:
-        raise VariantError(source, "reserve", "a table with the key 'pieces'")
-    reserve = tuple(reserve_data.get("pieces", ()))
+    if reserve_data is False:
+        reserve_data = {}
+    if not isinstance(reserve_data, dict) or set(reserve_data) - {"pieces", "style"}:
+        raise VariantError(
+            source, "reserve", "a table with the keys 'pieces' and (optionally) 'style'"
+        )
+    reserve_list = reserve_data.get("pieces", [])
+    if not isinstance(reserve_list, list) or not all(isinstance(r, str) for r in reserve_list):
+        raise VariantError(source, "reserve.pieces", "must be a list of piece ids")
+    reserve = tuple(reserve_list)
     for pid in reserve:
         if pid not in by_id:
             raise VariantError(source, "reserve.pieces", f"unknown piece {pid!r}")
+        if by_id[pid].royal:
+            raise VariantError(source, "reserve.pieces", f"{pid} is royal; it cannot wait")
+    style = reserve_data.get("style", "placed")
+    if style not in RESERVE_STYLES:
+        raise VariantError(
+            source,
+            "reserve.style",
+            "must be 'placed' (Florea: placed behind back-rank pieces before move 1) or "
+            "'in-hand' (S-Chess: held in hand, entering where a back-rank piece first moves "
+            "from, by the player's choice)",
+        )
+    if style == "in-hand" and flags["drop-any-face"]:
+        raise VariantError(source, "reserve.style", "'in-hand' does not combine with drop-any-face")
 
     for p in pieces:
         if p.promotion:
             for target in p.promotion.to:
                 if target not in by_id:
                     raise VariantError(
-                        source, f"pieces.{p.id}.promotion.to", f"unknown piece {target!r}"
+                        source,
+                        f"pieces.{p.id}.promotion.to",
+                        f"unknown piece {target!r}: promotions name pieces of this variant "
+                        f"by id ({', '.join(by_id)})",
                     )
                 if by_id[target].royal:
                     raise VariantError(
@@ -507,11 +978,62 @@ def _build(
         captures_to_hand=flags["captures-to-hand"],
         drop_any_face=flags["drop-any-face"],
         reserve=reserve,
+        reserve_in_hand=style == "in-hand",
+        demote_to_hand=flags["demote-to-hand"],
+        bare_king=bare_king == "loss",
+        zone=zone,
         option_defs=option_defs,
         options=options,
         decisions=tuple(decisions),
         source_file=source,
     )
+
+
+def _build_zone(
+    raw: Any, source: str, square: Any, geometry: Geometry, by_id: Mapping[str, PieceType]
+) -> Zone | None:
+    """`goal-zone = { piece = "king", squares = [...] }`: White's squares, Black's mirrored
+    unless `black-squares` lists them."""
+    if raw is None or raw is False:
+        return None
+    key = "rules.goal-zone"
+    if not isinstance(raw, dict) or set(raw) - {"piece", "squares", "black-squares"}:
+        raise VariantError(
+            source, key, "a table with piece, squares and (optionally) black-squares"
+        )
+    pid = raw.get("piece")
+    if not isinstance(pid, str) or pid not in by_id:
+        raise VariantError(source, f"{key}.piece", f"must name a piece of the variant, not {pid!r}")
+    sides = []
+    for field_name in ("squares", "black-squares"):
+        names = raw.get(field_name)
+        if names is None:
+            continue
+        if not isinstance(names, list) or not names:
+            raise VariantError(source, f"{key}.{field_name}", "must list square names")
+        sides.append(frozenset(square(n, f"{key}.{field_name}[{i}]") for i, n in enumerate(names)))
+    if "squares" not in raw:
+        raise VariantError(source, f"{key}.squares", "must list White's goal squares")
+    white = sides[0]
+    black = sides[1] if len(sides) > 1 else frozenset(geometry.mirror(sq) for sq in white)
+    return Zone(pid, (white, black))
+
+
+def _check_demotion(pieces: tuple[PieceType, ...], captures_to_hand: bool, source: str) -> None:
+    """With demote-to-hand, each promoted type must come from one type only, so that a
+    captured one returns to hand as a well-defined piece."""
+    if not captures_to_hand:
+        raise VariantError(source, "rules.demote-to-hand", "needs captures-to-hand = true")
+    sources: dict[str, str] = {}
+    for p in pieces:
+        for target in p.promotion.to if p.promotion else ():
+            if sources.setdefault(target, p.id) != p.id:
+                raise VariantError(
+                    source,
+                    "rules.demote-to-hand",
+                    f"both {sources[target]} and {p.id} promote to {target}: a captured "
+                    f"{target} could not tell which it was",
+                )
 
 
 def _is_double_step(c: Component) -> bool:
@@ -572,7 +1094,15 @@ def _build_pieces(data: dict[str, Any], source: str, geometry: Geometry) -> tupl
         name = merged.get("name")
         if not isinstance(name, str) or not name:
             raise VariantError(source, f"{key}.name", "every piece needs a name")
-        aliases = list(merged.get("aliases", []))
+        if len(name) > limits.MAX_NAME:
+            raise VariantError(source, f"{key}.name", f"at most {limits.MAX_NAME} characters")
+        raw_aliases = merged.get("aliases", [])
+        if not isinstance(raw_aliases, list) or not all(isinstance(a, str) for a in raw_aliases):
+            raise VariantError(source, f"{key}.aliases", "must be a list of names")
+        aliases = list(raw_aliases)
+        for ref_key in ("flip", "family", "succession"):
+            if ref_key in merged and not isinstance(merged[ref_key], str):
+                raise VariantError(source, f"{key}.{ref_key}", "must be a piece id (text)")
         if base is not None and name != base["name"]:
             aliases.insert(0, base["name"])
         comps = list(components_from_entry(merged, source, key))
@@ -661,11 +1191,13 @@ def _build_setup(
     out: list[tuple[int, str]] = []
     for rank_key, row in table.items():
         key = f"setup.{rank_key}"
-        if not rank_key.isdigit() or not 1 <= int(rank_key) <= geometry.ranks:
+        if not re.fullmatch(r"[0-9]{1,2}", rank_key) or not 1 <= int(rank_key) <= geometry.ranks:
             raise VariantError(source, key, f"ranks are numbered 1 to {geometry.ranks}")
         if not isinstance(row, str):
             raise VariantError(source, key, "must be a string of piece letters")
         tokens = row.split()
+        if not tokens:
+            continue  # an emptied rank (a child or an option removing a parent's row)
         if len(tokens) != geometry.files:
             raise VariantError(
                 source, key, f"has {len(tokens)} squares; the board has {geometry.files} files"
@@ -676,7 +1208,13 @@ def _build_setup(
                 continue
             pid = by_token.get(token)
             if pid is None:
-                raise VariantError(source, key, f"{token!r} is not a piece letter of this variant")
+                letters = ", ".join(sorted(by_token))
+                raise VariantError(
+                    source,
+                    key,
+                    f"{token!r} is not a piece letter of this variant (its letters: {letters}; "
+                    "'.' for an empty square)",
+                )
             out.append((geometry.index(file, rank), pid))
     mirrored = {geometry.mirror(sq) for sq, _ in out}
     if mirrored & {sq for sq, _ in out}:

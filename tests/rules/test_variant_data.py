@@ -95,7 +95,7 @@ def test_a_minimal_variant_loads(variants_dir: Path) -> None:
         (('rook = "R"', 'rook = { letter = "R", promotion = { to = ["queen"] } }'),
          "pieces.rook.promotion.to", "unknown piece"),
         (('king = "K"', 'king = "k"'), "pieces.king.letter", "uppercase"),
-        (("[setup]", "[rules]\nstalemate = \"loss\"\n[setup]"), "rules.stalemate", "must be"),
+        (("[setup]", "[rules]\nstalemate = \"win\"\n[setup]"), "rules.stalemate", "must be"),
     ],
 )  # fmt: skip
 def test_bad_data_names_file_and_key(
