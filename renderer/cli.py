@@ -6,7 +6,8 @@
     python -m renderer themes
 
 Variants are named as `python -m rules` names them: by id (`heavy-shako`), by name
-(`"Heavy Shako"`), with options after `+` (`patricia+fixed-king`). `--moves` takes moves in
+(`"Heavy Shako"`), with options after `+` (`patricia+fixed-king`), or by the path of a
+definition file (`my-variant.toml`). `--moves` takes moves in
 any accepted form. Bad input prints one line on stderr and exits with status 2.
 """
 
@@ -23,7 +24,7 @@ from renderer.legend import render_legend
 from renderer.theme import ThemeError, load_theme, theme_names
 from rules.errors import RulesError
 from rules.game import Game, game_after
-from rules.variant import load_variant, resolve_variant_id
+from rules.variant import load_variant_argument
 
 USER_ERROR = 2
 
@@ -84,8 +85,7 @@ def cmd_board(args: argparse.Namespace) -> int:
 
 def cmd_piece(args: argparse.Namespace) -> int:
     load_theme(args.theme)
-    variant_id, options = resolve_variant_id(args.variant)
-    variant = load_variant(variant_id, options)
+    variant = load_variant_argument(args.variant)
     try:
         piece = find_piece(variant, args.piece)
     except KeyError as exc:
@@ -96,8 +96,7 @@ def cmd_piece(args: argparse.Namespace) -> int:
 
 def cmd_legend(args: argparse.Namespace) -> int:
     load_theme(args.theme)
-    variant_id, options = resolve_variant_id(args.variant)
-    _write(args.out, render_legend(load_variant(variant_id, options), theme=args.theme))
+    _write(args.out, render_legend(load_variant_argument(args.variant), theme=args.theme))
     return 0
 
 
@@ -118,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--theme", default="default", help=f"one of {', '.join(theme_names())}")
 
     board = sub.add_parser("board", help="the position after some moves")
-    board.add_argument("variant", help="variant id or name, options after '+'")
+    board.add_argument("variant", help="variant id or name (options after +), or FILE.toml")
     board.add_argument("out", help="the PNG file to write")
     board.add_argument("--moves", nargs="*", default=[], help="moves in any accepted form")
     board.add_argument(
@@ -130,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.set_defaults(func=cmd_board)
 
     piece = sub.add_parser("piece", help="one piece's moves on a small board")
-    piece.add_argument("variant", help="variant id or name")
+    piece.add_argument("variant", help="variant id or name, or FILE.toml")
     piece.add_argument("piece", help="piece id, letters or name")
     piece.add_argument("out", help="the PNG file to write")
     piece.add_argument(
@@ -140,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     piece.set_defaults(func=cmd_piece)
 
     legend = sub.add_parser("legend", help="every piece of a variant with letters and name")
-    legend.add_argument("variant", help="variant id or name")
+    legend.add_argument("variant", help="variant id or name, or FILE.toml")
     legend.add_argument("out", help="the PNG file to write")
     theme_option(legend)
     legend.set_defaults(func=cmd_legend)

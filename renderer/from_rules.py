@@ -56,7 +56,7 @@ def board_view(position: Position) -> BoardView:
         if found is not None:
             pieces[sq] = piece_sprite(variant, found.piece_id, found.color)
     hands: tuple[tuple[HandPiece, ...], tuple[HandPiece, ...]] | None = None
-    if variant.captures_to_hand:
+    if variant.has_hand:
         order = {p.id: i for i, p in enumerate(variant.pieces)}
         per_side = []
         for color in (0, 1):
@@ -91,7 +91,7 @@ def board_view(position: Position) -> BoardView:
         reserve=(reserve[0], reserve[1]),
         gates=(gates[0], gates[1]),
         placing=position.placing,
-        has_reserve=bool(variant.reserve),
+        has_reserve=variant.placement,
     )
 
 

@@ -80,6 +80,8 @@ SHORTHANDS: dict[str, tuple[tuple[str, bool], ...]] = {
     "B": (("F", True),),
 }
 MODIFIERS = set("mcfbslrvinp")
+_ATOMS = "W F D N A H C Z G, the compounds K Q R B and free leaps like (1,4)"
+_MODS = "m c f b s v l r i n p"
 MAX_REACH = 15
 """The longest step or range that fits a board (16x16 at most): longer ones are mistakes."""
 DIRECTIONS = set("fbslrv")
@@ -242,9 +244,9 @@ def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
                     label += ch
                 parts.append((ATOMS[ch], rider))
         elif ch in MODIFIERS or ch.islower():
-            raise BetzaError(text, i, f"unknown modifier {ch!r}")
+            raise BetzaError(text, i, f"unknown modifier {ch!r} (the modifiers are {_MODS})")
         else:
-            raise BetzaError(text, i, f"unknown atom {ch!r}")
+            raise BetzaError(text, i, f"unknown atom {ch!r} (the atoms are {_ATOMS})")
         # Range digits make a rider with that limit: R4, N2.
         digit_start = i
         while i < n and text[i] in "0123456789":
@@ -271,6 +273,8 @@ def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
             and text[i] not in ATOMS
             and text[i] not in SHORTHANDS
         ):
+            if text[i].isupper():
+                raise BetzaError(text, i, f"unknown atom {text[i]!r} (the atoms are {_ATOMS})")
             raise BetzaError(text, i, f"unexpected {text[i]!r} after {label!r}")
         components.extend(_build(text, mod_start, mods, parts, limit, label, pawnlike))
     if not components:

@@ -1,12 +1,16 @@
-"""`python -m rules`: perft, legal moves, game-record replay and position display.
+"""`python -m rules`: check a variant file, perft, legal moves, game-record replay and
+position display.
 
+    python -m rules check my-variant.toml
     python -m rules perft chess 4
+    python -m rules perft my-variant.toml 3
     python -m rules moves patchanka --moves e3e5 e8e6
     python -m rules replay ../shared/games/patchanka.txt
     python -m rules show grand --moves e3e5
 
 Variants are named by id (`heavy-shako`), by name (`"Heavy Shako"`), with options
-appended by `+` (`patricia+fixed-king`). `--moves` takes moves in any accepted form;
+appended by `+` (`patricia+fixed-king`), or by the path of a definition file
+(`my-variant.toml`, `my-variant.toml+option`). `--moves` takes moves in any accepted form;
 coordinates (`e3e5`, `a10a9`, `b2b1B`) are the usual.
 """
 
@@ -23,6 +27,30 @@ from rules.notation import coordinates, format_code
 from rules.perft import divide, perft
 from rules.postext import piece_token
 from rules.record import read_record, replay_record
+from rules.sanity import sanity_check
+from rules.summary import describe_movement, new_pieces, rules_summary
+from rules.variant import load_variant_argument
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """The bot's validation of a definition, then its summary: what `/variant define` says."""
+    variant = load_variant_argument(args.variant)
+    report = sanity_check(variant)
+    fresh = {p.id for p in new_pieces(variant)}
+    print(f"{variant.name} ({variant.id}), {variant.geometry.describe()}: the file is valid.")
+    if variant.description:
+        print(variant.description)
+    print("\nRules:")
+    for line in rules_summary(variant):
+        print(f"  {line}")
+    print("\nPieces:")
+    for p in variant.pieces:
+        mark = "  (new to Fairy Post)" if p.id in fresh else ""
+        print(f"  {p.letters or '(none)':<6} {p.name:<16} {describe_movement(p)}{mark}")
+    print("\nSanity run:")
+    for line in report.lines():
+        print(f"  {line}")
+    return 0
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
@@ -94,9 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def with_variant(p: argparse.ArgumentParser) -> None:
-        p.add_argument("variant", help="variant id or name, options appended with '+'")
+        p.add_argument(
+            "variant", help="variant id or name, or FILE.toml; options appended with '+'"
+        )
         p.add_argument("--moves", nargs="*", default=[], metavar="MOVE", help="moves to play first")
 
+    p = sub.add_parser("check", help="validate a variant file as the bot does; print its rules")
+    p.add_argument("variant", help="a definition file (FILE.toml), or a built-in variant")
+    p.set_defaults(func=cmd_check)
     p = sub.add_parser("perft", help="count the legal move sequences of DEPTH plies")
     with_variant(p)
     p.add_argument("depth", type=int)

@@ -16,7 +16,7 @@ from rules.notation import Letters, coordinates, format_code, parse
 from rules.outcome import Outcome
 from rules.position import Position
 from rules.postext import format_position, parse_position
-from rules.variant import Variant, load_variant, resolve_variant_id
+from rules.variant import Variant, load_definition, load_variant, load_variant_argument
 
 ENGINE_VERSION = "1"
 
@@ -60,14 +60,19 @@ class Game:
         return cls(load_variant(variant_id, options))
 
     @classmethod
-    def from_position_text(cls, variant_id: str, text: str) -> Game:
-        pos = parse_position(variant_id, text)
+    def from_position_text(cls, variant: Variant | str, text: str) -> Game:
+        pos = parse_position(variant, text)
         return cls(pos.variant, pos)
 
     @classmethod
     def replay(cls, variant_id: str, options: Iterable[str], moves: Sequence[str]) -> Game:
-        """Rebuild a game from its moves (any accepted form); errors name the ply."""
-        game = cls.new(variant_id, options)
+        """Rebuild a game of a built-in variant from its moves (any accepted form)."""
+        return cls.replay_variant(load_variant(variant_id, options), moves)
+
+    @classmethod
+    def replay_variant(cls, variant: Variant, moves: Sequence[str]) -> Game:
+        """Rebuild a game of any variant (a player's too) from its moves."""
+        game = cls(variant)
         for text in moves:
             game.play(text, check_marks=False)
         return game
@@ -156,11 +161,11 @@ class Game:
 
 
 def game_after(variant: str, moves: Sequence[str]) -> Game:
-    """The game of `variant` (an id or name, options appended with `+`) after `moves` in
-    any accepted form: what the command lines' `VARIANT --moves ...` mean. An illegal move
-    raises `RulesError` naming its place in the list."""
-    variant_id, options = resolve_variant_id(variant)
-    game = Game.new(variant_id, options)
+    """The game of `variant` (an id or name, options appended with `+`, or the path of a
+    definition file, `mine.toml`) after `moves` in any accepted form: what the command
+    lines' `VARIANT --moves ...` mean. An illegal move raises `RulesError` naming its place
+    in the list."""
+    game = Game(load_variant_argument(variant))
     for i, text in enumerate(moves, start=1):
         try:
             game.play(text, check_marks=False)
@@ -169,7 +174,16 @@ def game_after(variant: str, moves: Sequence[str]) -> Game:
     return game
 
 
-def replay_to_text(variant_id: str, options: Sequence[str], moves: Sequence[str]) -> str:
+def replay_to_text(
+    variant_id: str,
+    options: Sequence[str],
+    moves: Sequence[str],
+    definition: str | None = None,
+) -> str:
     """The position text after playing `moves` from the start: how storage checks the
-    position it caches against the moves it keeps."""
-    return Game.replay(variant_id, options, moves).position_text
+    position it caches against the moves it keeps. `definition` is the text a game of a
+    player's variant pinned (then `variant_id` is only a label)."""
+    variant = (
+        load_definition(definition, options) if definition else load_variant(variant_id, options)
+    )
+    return Game.replay_variant(variant, moves).position_text

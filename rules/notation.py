@@ -116,7 +116,7 @@ def format_code(
         prince = lt.of(t.type_ids[pos.board[d] >> 1])
         text = f"{king}{geo.name(o)}<>{prince}{geo.name(d)}"
     elif kind == CASTLE:
-        rule = c >> MC.CASTLE_SHIFT
+        rule = (c >> MC.CASTLE_SHIFT) & MC.CASTLE_MASK
         high = d > o
         text = "O-O" if high else "O-O-O"
         if pos.variant.fast_castling:
@@ -622,7 +622,7 @@ def _check_gate(
     square = origin
     if (code >> KIND_SHIFT) & KIND_MASK == CASTLE:
         v = pos.variant
-        rule = code >> MC.CASTLE_SHIFT
+        rule = (code >> MC.CASTLE_SHIFT) & MC.CASTLE_MASK
         square = v.fast_castling.rooks[rule] if v.fast_castling else v.castling[rule].rook_from
         if pos.side:
             square = t.geo.mirror(square)

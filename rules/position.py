@@ -422,8 +422,6 @@ class Position:
             self._ep_codes(out)
         if t.variant.castles:
             self._castling_codes(out)
-        if t.variant.reserve_in_hand and any(self.hands[side]):
-            self._gating_codes(out)
         if t.variant.captures_to_hand:
             self._drop_codes(out)
         return out
@@ -431,7 +429,9 @@ class Position:
     def _gating_codes(self, out: list[int]) -> None:
         """S-Chess: a piece leaving its first-row square for the first time may bring in a
         piece from the hand there; castling may bring it onto the King's or the Rook's
-        square. Each choice is a move of its own, beside the move without gating."""
+        square. Each choice is a move of its own, beside the move without gating, and legal
+        exactly when that move is: the entering piece never covers a check (as in
+        Fairy-Stockfish and the published rules)."""
         t = self.t
         side = self.side
         virgin = self.virgin
@@ -537,6 +537,12 @@ class Position:
 
     def legal_codes(self) -> list[int]:
         """Every legal move of the side to move, as integer codes."""
+        out = self._legal_board_codes()
+        if self.variant.reserve_in_hand and any(self.hands[self.side]):
+            self._gating_codes(out)
+        return out
+
+    def _legal_board_codes(self) -> list[int]:
         if self.variant.goal == "royal-capture":
             # The game ends the moment a royal piece is captured: no ply follows.
             return self.pseudo_codes() if self.kings[self.side] >= 0 else []
@@ -560,7 +566,7 @@ class Position:
             hop_lines = self._hop_lines(king, enemy)
             gates = self.gates[side]
             for c in pseudo:
-                if not (c >> KIND_SHIFT) & KIND_MASK and c < GATED:
+                if not (c >> KIND_SHIFT) & KIND_MASK:
                     o = c & 0xFF
                     if o == king:
                         if self.safe_square(king, (c >> 8) & 0xFF):
@@ -967,7 +973,7 @@ class Position:
         """The Rook's squares (from, to) of castling move `c`."""
         v = self.variant
         geo = self.t.geo
-        rule = c >> CASTLE_SHIFT
+        rule = (c >> CASTLE_SHIFT) & MC.CASTLE_MASK
         if v.castling:
             cr = v.castling[rule]
             rf, rt = cr.rook_from, cr.rook_to

@@ -516,12 +516,15 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
 )
 
 
-def example_for(key: str) -> str | None:
+MINIMAL_EXAMPLE = 'id = "mine"\nname = "Mine"\nextends = "chess"  (docs/variants.md: every key)'
+
+
+def example_for(key: str) -> str:
     """An example of the right form for `key` (a dotted path such as `pieces.hawk.betza`)."""
     for pattern, example in EXAMPLES:
         if re.search(pattern, key):
             return example
-    return None
+    return MINIMAL_EXAMPLE
 
 
 _HEADER_RE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
@@ -593,10 +596,16 @@ def _load_definition(text: str, options: frozenset[str], source: str) -> Variant
         data = _parse_definition(text, source)
         return _with_options(data, source, options, definition=text)
     except VariantError as exc:
-        if exc.source != source:
-            raise  # an error in a built-in parent: its own file and key, as they are
-        line = exc.line if exc.line is not None else locate_line(text, exc.key)
-        raise exc.located(line, example_for(exc.key)) from None
+        raise in_file(exc, text) from None
+
+
+def in_file(exc: VariantError, text: str) -> VariantError:
+    """`exc`, about a player's file of this `text`, with its line and an example (errors
+    in a built-in parent keep their own file and key)."""
+    if exc.source.startswith("rules/"):
+        return exc
+    line = exc.line if exc.line is not None else locate_line(text, exc.key)
+    return exc.located(line, example_for(exc.key))
 
 
 def _parse_definition(text: str, source: str) -> dict[str, Any]:
@@ -696,7 +705,7 @@ def _check_keys(data: dict[str, Any], source: str) -> None:
                     else f"not a key of this format: {UNSUPPORTED[normal]}",
                 )
             close = difflib.get_close_matches(normal, sorted(known), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = f"; did you mean {close[0]!r}?" if close else "."
             raise VariantError(
                 source,
                 prefix + key,
@@ -1091,7 +1100,7 @@ def _build_pieces(data: dict[str, Any], source: str, geometry: Geometry) -> tupl
                 f"{letters or 'no letter'!r} is already the letter of {letters_seen[letters]}",
             )
         letters_seen[letters] = pid
-        name = merged.get("name")
+        name = merged.get("name", pid.replace("-", " ").title() if base is None else None)
         if not isinstance(name, str) or not name:
             raise VariantError(source, f"{key}.name", "every piece needs a name")
         if len(name) > limits.MAX_NAME:
@@ -1126,6 +1135,7 @@ def _build_pieces(data: dict[str, Any], source: str, geometry: Geometry) -> tupl
             raise VariantError(source, f"{key}.royal", "must be true or false")
         if (once or leap) and not royal:
             raise VariantError(source, key, "only a royal piece has once-per-game or initial leaps")
+        _check_expressible(comps, once, source, key)
         out.append(
             PieceType(
                 id=pid,
@@ -1146,6 +1156,36 @@ def _build_pieces(data: dict[str, Any], source: str, geometry: Geometry) -> tupl
             )
         )
     return tuple(out)
+
+
+def _check_expressible(
+    comps: list[Component], once: tuple[Component, ...], source: str, key: str
+) -> None:
+    """Movement the engine cannot compile, refused by name before any game meets it."""
+    leaps = (Kind.LEAP, Kind.LAME, Kind.PATHS)
+    for c in (*comps, *once):
+        if c.kind is Kind.HOP and c.range is not None:
+            raise VariantError(
+                source,
+                f"{key}.betza",
+                f"{c.source!r}: a hopper with a range is not supported; hoppers ride the "
+                "whole line (pR)",
+            )
+    for c in comps:
+        if c.initial and c.kind not in leaps:
+            raise VariantError(
+                source,
+                f"{key}.betza",
+                f"{c.source!r}: first-move-only riders are not supported; 'i' applies to "
+                "leaps and lame leaps (ifmnD)",
+            )
+    for c in once:
+        if c.kind not in leaps:
+            raise VariantError(
+                source,
+                f"{key}.once-per-game",
+                f"{c.source!r}: a once-per-game move must be a leap (N, (1,3)), not a rider",
+            )
 
 
 def _build_promotion(raw: Any, source: str, key: str, geometry: Geometry) -> Promotion | None:

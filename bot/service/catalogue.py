@@ -9,6 +9,7 @@ from bot.service.errors import BadRequestError
 from bot.service.models import PieceInfo, RulesView, Scene, Suggestion, VariantInfo
 from rules.errors import UnknownVariantError
 from rules.game import Game as RulesGame
+from rules.summary import rules_summary
 from rules.variant import (
     PieceType,
     Variant,
@@ -70,66 +71,6 @@ def piece_suggestions(variant_text: str, typed: str, limit: int = 25) -> list[Su
         if not low or low in label.lower() or low == p.letters.lower():
             out.append(Suggestion(label[:100], p.letters or p.name))
     return out[:limit]
-
-
-def _rows(rows: frozenset[int]) -> str:
-    return ", ".join(str(r) for r in sorted(rows))
-
-
-def rules_summary(v: Variant) -> tuple[str, ...]:
-    """Short rule lines generated from the variant's data."""
-    lines = []
-    if v.goal == "royal-capture":
-        lines.append("Win by capturing the royal piece; there is no check rule.")
-    else:
-        lines.append("Checkmate wins.")
-    if v.stalemate == "win-on-points":
-        lines.append("Stalemate scores 3/5 for the side that stalemates, 2/5 for the other.")
-    else:
-        lines.append("Stalemate is a draw.")
-    rule = f"the {v.move_rule}-move rule" if v.move_rule else "no move-count rule"
-    lines.append(f"Threefold repetition is a draw; {rule}. Draws by rule are automatic.")
-    if v.castling:
-        squares = abs(v.castling[0].king_to - v.castling[0].king_from)
-        lines.append(f"Castling: the King moves {squares} squares (O-O, O-O-O).")
-    elif v.fast_castling:
-        lines.append(
-            "Fast castling: the King jumps to any empty safe square toward an unmoved Rook, "
-            "e.g. O-O(h1)."
-        )
-    if v.ep_capturers:
-        names = ", ".join(v.piece(p).name for p in sorted(v.ep_capturers))
-        lines.append(f"En passant: taken by {names}.")
-    for p in v.pieces:
-        if p.promotion:
-            to = ", ".join(v.piece(t).name for t in p.promotion.to)
-            parts = []
-            if p.promotion.compulsory_rows:
-                parts.append(f"must promote on row {_rows(p.promotion.compulsory_rows)}")
-            if p.promotion.optional_rows:
-                parts.append(f"may promote on row {_rows(p.promotion.optional_rows)}")
-            extra = (
-                " (only to types below their starting count)"
-                if p.promotion.limited_by_start_count
-                else ""
-            )
-            lines.append(f"{p.name}: {' and '.join(parts)} to {to}{extra}.")
-        if p.initial_leap:
-            lines.append(f"{p.name}: on its first move it may leap two squares (Metamachy rule).")
-        if p.once_per_game:
-            lines.append(f"{p.name}: once per game it may make a Knight's move.")
-        if p.succession:
-            heir = v.piece(p.succession).name
-            lines.append(f"{p.name}: checkmated, it may swap places with a {heir} (Kf2<>Pe5).")
-    if v.captures_to_hand:
-        lines.append("Captured pieces go to your hand; drop them on empty squares (B*c3).")
-    if v.reserve:
-        names = " and ".join(v.piece(r).name for r in v.reserve)
-        lines.append(
-            f"Before move 1 each side places its {names} behind back-rank pieces (FA@c1); "
-            "they enter when that piece first moves."
-        )
-    return tuple(lines)
 
 
 def rules_view(text: str) -> RulesView:

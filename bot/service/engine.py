@@ -8,12 +8,12 @@ from collections.abc import Sequence
 
 import rules
 from bot.service.models import PieceInfo, Suggestion, VariantInfo
-from rules.betza import Kind
 from rules.game import Game as RulesGame
 from rules.game import LegalMove
 from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
-from rules.variant import PieceType, Variant, load_variant
+from rules.summary import describe_movement
+from rules.variant import Variant, load_variant
 from storage.engine import Engine
 from storage.models import Outcome, Result, Termination
 
@@ -50,25 +50,6 @@ def variant_info(variant: Variant) -> VariantInfo:
         inventor=variant.inventor,
         options=tuple((o.name, o.description) for o in variant.option_defs),
     )
-
-
-def describe_movement(piece: PieceType) -> str:
-    """A short text for legends: the Betza sources, or the kind of special movement."""
-    parts = []
-    for c in piece.components:
-        if c.kind is Kind.BENT:
-            parts.append("bent rider")
-        elif c.kind is Kind.PATHS:
-            parts.append("multi-path leaper")
-        elif c.kind is Kind.PATH_RIDE:
-            parts.append("path rider")
-        else:
-            parts.append(c.source)
-    parts.extend(f"once {c.source}" for c in piece.once_per_game)
-    text = " ".join(dict.fromkeys(parts))
-    if piece.royal:
-        text += " (royal)"
-    return text
 
 
 def piece_infos(variant: Variant) -> tuple[PieceInfo, ...]:

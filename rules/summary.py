@@ -1,0 +1,148 @@
+"""The rules of a variant in a few plain lines, generated from its data.
+
+One summary for everyone: `/rules` shows it for the built-in games, `/variant define` for a
+player's file, and `python -m rules check FILE.toml` prints it for the author.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from rules.betza import Component, Kind
+from rules.movement import components_from_entry
+from rules.variant import PieceType, Variant, catalogue
+
+
+def describe_movement(piece: PieceType) -> str:
+    """A short text for legends: the Betza sources, or the kind of special movement."""
+    parts = []
+    for c in piece.components:
+        if c.kind is Kind.BENT:
+            parts.append("bent rider")
+        elif c.kind is Kind.PATHS:
+            parts.append("multi-path leaper")
+        elif c.kind is Kind.PATH_RIDE:
+            parts.append("path rider")
+        else:
+            parts.append(c.source)
+    parts.extend(f"once {c.source}" for c in piece.once_per_game)
+    text = " ".join(dict.fromkeys(parts))
+    if piece.royal:
+        text += " (royal)"
+    return text
+
+
+@cache
+def _catalogue_movements() -> frozenset[frozenset[Component]]:
+    return frozenset(
+        frozenset(components_from_entry(entry, "pieces.toml", pid))
+        for pid, entry in catalogue().items()
+    )
+
+
+def new_pieces(variant: Variant) -> tuple[PieceType, ...]:
+    """The pieces whose movement no piece of the catalogue has: what a player's variant
+    brings that is new to Fairy Post (each gets its diagram when the variant is defined).
+    Pawn-like double steps count as the catalogue's Pawn does."""
+    known = _catalogue_movements()
+    out = []
+    for p in variant.pieces:
+        plain = frozenset(c for c in p.components if not (c.pawnlike and c.initial))
+        if plain not in known and frozenset(p.components) not in known:
+            out.append(p)
+    return tuple(out)
+
+
+def _with_article(name: str) -> str:
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _rows(rows: frozenset[int]) -> str:
+    return ", ".join(str(r) for r in sorted(rows))
+
+
+def _squares(variant: Variant, squares: frozenset[int]) -> str:
+    names = sorted(variant.geometry.name(sq) for sq in squares)
+    return ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1]
+
+
+def rules_summary(v: Variant) -> tuple[str, ...]:
+    """Short rule lines generated from the variant's data."""
+    lines = []
+    if v.goal == "royal-capture":
+        lines.append("Win by capturing the royal piece; there is no check rule.")
+    else:
+        lines.append("Checkmate wins.")
+    if v.zone is not None:
+        piece = v.piece(v.zone.piece).name
+        white, black = v.zone.squares
+        where = _squares(v, white)
+        if black != white:
+            where = f"{where} (White), {_squares(v, black)} (Black)"
+        lines.append(f"A {piece} that reaches {where} wins at once.")
+    if v.bare_king:
+        lines.append(
+            "A side left with only its King loses, unless it bares the other King in its "
+            "reply (a draw)."
+        )
+    if v.stalemate == "win-on-points":
+        lines.append("Stalemate scores 3/5 for the side that stalemates, 2/5 for the other.")
+    elif v.stalemate == "loss":
+        lines.append("Stalemate loses: the side that cannot move loses.")
+    else:
+        lines.append("Stalemate is a draw.")
+    rule = f"the {v.move_rule}-move rule" if v.move_rule else "no move-count rule"
+    lines.append(f"Threefold repetition is a draw; {rule}. Draws by rule are automatic.")
+    if v.castling:
+        squares = abs(v.castling[0].king_to - v.castling[0].king_from)
+        lines.append(f"Castling: the King moves {squares} squares (O-O, O-O-O).")
+    elif v.fast_castling:
+        lines.append(
+            "Fast castling: the King jumps to any empty safe square toward an unmoved Rook, "
+            "e.g. O-O(h1)."
+        )
+    if v.ep_capturers:
+        names = ", ".join(v.piece(p).name for p in sorted(v.ep_capturers))
+        lines.append(f"En passant: taken by {names}.")
+    for p in v.pieces:
+        if p.promotion:
+            to = ", ".join(v.piece(t).name for t in p.promotion.to)
+            parts = []
+            if p.promotion.compulsory_rows:
+                parts.append(f"must promote on row {_rows(p.promotion.compulsory_rows)}")
+            if p.promotion.optional_rows:
+                parts.append(f"may promote on row {_rows(p.promotion.optional_rows)}")
+            extra = (
+                " (only to types below their starting count)"
+                if p.promotion.limited_by_start_count
+                else ""
+            )
+            lines.append(f"{p.name}: {' and '.join(parts)} to {to}{extra}.")
+        if p.initial_leap:
+            lines.append(f"{p.name}: on its first move it may leap two squares (Metamachy rule).")
+        if p.once_per_game:
+            lines.append(f"{p.name}: once per game it may make a Knight's move.")
+        if p.succession:
+            heir = v.piece(p.succession).name
+            lines.append(f"{p.name}: checkmated, it may swap places with a {heir} (Kf2<>Pe5).")
+    if v.captures_to_hand:
+        demoted = (
+            " A captured promoted piece returns as the piece it was." if v.demote_to_hand else ""
+        )
+        lines.append(
+            f"Captured pieces go to your hand; drop them on empty squares (B*c3).{demoted}"
+        )
+    if v.reserve:
+        names = " and ".join(_with_article(v.piece(r).name) for r in v.reserve)
+        if v.reserve_in_hand:
+            lines.append(
+                f"Each side holds {names} in hand: when a piece leaves its first-row square "
+                "for the first time, one may enter the square it left (Nb1-c3/H; when "
+                "castling, on the King's or the Rook's square: O-O/H, O-O/H@h1)."
+            )
+        else:
+            lines.append(
+                f"Before move 1 each side places {names} behind back-rank pieces (FA@c1); "
+                "they enter when that piece first moves."
+            )
+    return tuple(lines)
