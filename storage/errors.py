@@ -112,6 +112,12 @@ class TakebackNotFoundError(NotFoundError):
 # --- guarded writes that lost a race or came too late -------------------------------------
 
 
+class TournamentNotFoundError(NotFoundError):
+    def __init__(self, tournament_id: int) -> None:
+        super().__init__(f"there is no tournament #{tournament_id}")
+        self.tournament_id = tournament_id
+
+
 class ConflictError(StorageError):
     """A compare-and-set write found the state changed; re-read and decide again."""
 

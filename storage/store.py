@@ -18,6 +18,7 @@ from storage.players import Guilds, Players
 from storage.ratings import Ratings
 from storage.sqlite import SqliteDatabase
 from storage.timers import Timers
+from storage.tournaments import Tournaments
 from storage.vacations import Vacations
 
 
@@ -41,6 +42,7 @@ class Storage:
         self.ratings = Ratings(db)
         self.timers = Timers(db)
         self.vacations = Vacations(db)
+        self.tournaments = Tournaments(db, engine)
 
     @classmethod
     async def open(

@@ -17,4 +17,5 @@ EXTENSIONS = (
     "bot.cogs.play",
     "bot.cogs.info",
     "bot.cogs.correspondence",
+    "bot.cogs.tournaments",
 )

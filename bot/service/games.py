@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.service.clock import Clock
 from bot.service.engine import (
@@ -90,6 +90,7 @@ class GameService:
         self.ratings = ratings or RatingService(storage, clock)
         self.cache = GameCache(cache_size)
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.end_listeners: list[Callable[[Game], None]] = []
 
     # ------------------------------------------------------------------ people
 
@@ -441,6 +442,11 @@ class GameService:
         self, *, channel_id: int, user: UserRef, game_id: int | None = None
     ) -> EndResult:
         game, _ = await self._own_active_game(channel_id, user.id, game_id)
+        if await self.storage.tournaments.of_game(game.id) is not None:
+            raise BadRequestError(
+                "A tournament game cannot be aborted: resign it, or withdraw from the "
+                "tournament (/tournament withdraw)."
+            )
         async with self._locks[game.id]:
             ended = await self.storage.games.abort(game.id, user.id, self.clock.now())
         return await self._ended(ended)
@@ -524,10 +530,18 @@ class GameService:
         return EndResult(await self._view(game, rules_game), changes)
 
     async def _after_end(self, game: Game) -> tuple[RatingChange, ...]:
-        """Rating updates when a rated game has just finished."""
+        """Rating updates when a rated game has just finished; listeners are told."""
+        if not game.is_active:
+            self.game_ended(game)
         if game.is_active or not game.rated or game.result is None:
             return ()
         return await self.ratings.apply(game)
+
+    def game_ended(self, game: Game) -> None:
+        """Tell the listeners (the tournament loop) that a game is over. A hint only: what
+        follows a game's end is derived from storage, also after a crash."""
+        for listener in self.end_listeners:
+            listener(game)
 
     # ------------------------------------------------------------------ listings and records
 

@@ -87,6 +87,7 @@ class TimerService:
             )
         except (ConflictError, RefusedError, NotFoundError):
             return []  # already handled, or the player moved just in time
+        self.games.game_ended(ended)
         changes = await self.games.ratings.apply(ended) if ended.rated else ()
         return [TimeoutEvent(await self.games.view(ended.id), changes)]
 
