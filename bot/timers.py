@@ -122,6 +122,12 @@ class TimerLoop:
             file=discord.File(io.BytesIO(picture.png), filename=picture.filename),
         )
         log.info("game %s ended on time", g.id)
+        animation = await self.service.games.replay(g.id)
+        if animation is not None:
+            await channel.send(
+                content=f"🎞 Game #{g.id}, move by move ({animation.plies} plies).",
+                file=discord.File(io.BytesIO(animation.data), filename=animation.filename),
+            )
 
     async def _notice(self, event: NoticeEvent) -> None:
         g = event.game

@@ -3,6 +3,7 @@
     python -m renderer board chess out.png --moves e2e4 e7e5 --perspective black
     python -m renderer piece bigorra Eagle eagle.png
     python -m renderer legend bigorra legend.png
+    python -m renderer replay RECORD.txt OUT.gif    # an animated replay of a game record
     python -m renderer themes
 
 Variants are named as `python -m rules` names them: by id (`heavy-shako`), by name
@@ -21,9 +22,11 @@ from pathlib import Path
 from renderer.diagram import render_piece
 from renderer.from_rules import destinations, find_piece, render_game
 from renderer.legend import render_legend
+from renderer.replay import render_replay
 from renderer.theme import ThemeError, load_theme, theme_names
 from rules.errors import RulesError
 from rules.game import Game, game_after
+from rules.record import read_record, replay_record
 from rules.variant import load_variant_argument
 
 USER_ERROR = 2
@@ -49,10 +52,10 @@ def _perspective(text: str) -> int:
     raise argparse.ArgumentTypeError(f"{text!r}: expected white or black")
 
 
-def _write(path: str, data: bytes) -> None:
+def _write(path: str, data: bytes, suffix: str = ".png") -> None:
     out = Path(path)
-    if out.suffix.lower() != ".png":
-        raise UserError(f"{path}: the output file must end in .png")
+    if out.suffix.lower() != suffix:
+        raise UserError(f"{path}: the output file must end in {suffix}")
     try:
         out.write_bytes(data)
     except OSError as exc:
@@ -100,6 +103,21 @@ def cmd_legend(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    if Path(args.out).suffix.lower() != ".gif":
+        raise UserError(f"{args.out}: the output file must end in .gif")
+    try:
+        text = Path(args.record).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read {args.record}: {exc}") from None
+    record = read_record(text)
+    game = replay_record(record)
+    replay = render_replay(game, result=record.result, perspective=args.perspective)
+    _write(args.out, replay.data, ".gif")
+    print(f"{replay.frames} frames for {replay.plies} plies, {replay.width}x{replay.height}")
+    return 0
+
+
 def cmd_themes(_args: argparse.Namespace) -> int:
     for name in theme_names():
         print(f"{name}: {load_theme(name).description}")
@@ -109,7 +127,7 @@ def cmd_themes(_args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m renderer",
-        description="Board pictures, piece diagrams and piece legends as PNG files.",
+        description="Board pictures, piece diagrams and legends (PNG), game replays (GIF).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -143,6 +161,14 @@ def build_parser() -> argparse.ArgumentParser:
     legend.add_argument("out", help="the PNG file to write")
     theme_option(legend)
     legend.set_defaults(func=cmd_legend)
+
+    replay = sub.add_parser("replay", help="an animated GIF of a game record (spec §6)")
+    replay.add_argument("record", help="the game record file")
+    replay.add_argument("out", help="the GIF file to write")
+    replay.add_argument(
+        "--perspective", type=_perspective, default=0, help="white (default) or black at the bottom"
+    )
+    replay.set_defaults(func=cmd_replay)
 
     themes = sub.add_parser("themes", help="list the themes")
     themes.set_defaults(func=cmd_themes)

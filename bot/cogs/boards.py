@@ -14,12 +14,21 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 from discord.ext import commands
 
-from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
+from bot.cogs.common import (
+    Fairy,
+    animation_file,
+    fairy,
+    install,
+    picture_file,
+    send_error,
+    user_ref,
+)
 from bot.service.errors import PositionChangedError
 from bot.service.models import EndResult, GameView, MoveResult, UserRef
 from bot.service.picker import MovePicker, PickerStep
@@ -69,6 +78,22 @@ def ending_content(result: EndResult | None, view: GameView) -> str:
     return text
 
 
+async def post_replay(bot: Fairy, send: Callable[..., Awaitable[Any]], game_id: int) -> None:
+    """After a game's last post: the whole game as an animated picture (drawn in a worker
+    thread; the interaction was acknowledged long before)."""
+    try:
+        animation = await bot.service.replay(game_id)
+    except Exception:
+        log.exception("could not draw the replay of game %s", game_id)
+        return
+    if animation is None:
+        return
+    await send(
+        content=f"🎞 Game #{game_id}, move by move ({animation.plies} plies).",
+        file=animation_file(animation),
+    )
+
+
 async def post_move(
     bot: Fairy, interaction: discord.Interaction[Any], user: UserRef, result: MoveResult
 ) -> None:
@@ -82,6 +107,8 @@ async def post_move(
     log.info("game %s ply %s: %s", view.game.id, view.game.ply_count, result.notation)
     await post_view(bot, interaction, view, headline=headline, content=content)
     bot.timers.poke()
+    if view.finished:
+        await post_replay(bot, interaction.followup.send, view.game.id)
 
 
 # ---------------------------------------------------------------------------- the menus

@@ -17,7 +17,7 @@ from discord.ext import commands
 
 from bot.replies import reply_for
 from bot.service.games import GameService
-from bot.service.models import Picture, UserRef
+from bot.service.models import Animation, Picture, UserRef
 
 log = logging.getLogger("fairypost.bot")
 
@@ -65,6 +65,10 @@ def user_ref(user: discord.abc.User) -> UserRef:
 
 def picture_file(picture: Picture) -> discord.File:
     return discord.File(io.BytesIO(picture.png), filename=picture.filename)
+
+
+def animation_file(animation: Animation) -> discord.File:
+    return discord.File(io.BytesIO(animation.data), filename=animation.filename)
 
 
 async def send_error(

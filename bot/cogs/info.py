@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import Fairy, fairy, install, picture_file
+from bot.cogs.common import Fairy, animation_file, fairy, install, picture_file
 from bot.service.catalogue import (
     all_variants,
     piece_info,
@@ -41,14 +41,34 @@ class Info(commands.Cog):
             embed=games_embed(who.display_name, games, finished=finished), ephemeral=user is None
         )
 
-    @app_commands.command(name="history", description="The game record, as a file")
+    @app_commands.command(
+        name="history", description="The game record, a PGN (chess, Grand Chess) and a replay"
+    )
     @app_commands.describe(game="The game number (only needed outside the game's thread)")
     async def history(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
-        record = await self.bot.service.history(
-            channel_id=interaction.channel_id or 0, game_id=game
+        service = self.bot.service
+        channel_id = interaction.channel_id or 0
+        record = await service.history(channel_id=channel_id, game_id=game)
+        # The replay takes seconds on a long game: acknowledge first.
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        files = [discord.File(io.BytesIO(record.text.encode()), filename=record.filename)]
+        pgn = await service.pgn(channel_id=channel_id, game_id=game)
+        if pgn is not None:
+            files.append(discord.File(io.BytesIO(pgn.text.encode()), filename=pgn.filename))
+        found = await service.find(channel_id, game)
+        animation = await service.replay(found.id)
+        if animation is not None:
+            files.append(animation_file(animation))
+        lines = [f"The record of game #{found.id} (the format of Fairy Post's books)"]
+        if pgn is not None:
+            lines.append("a PGN that other chess tools read")
+        if animation is not None:
+            lines.append(f"the whole game as an animation ({animation.plies} plies)")
+        await interaction.followup.send(
+            content=", ".join(lines[:-1]) + (f" and {lines[-1]}." if len(lines) > 1 else "."),
+            files=files,
+            ephemeral=True,
         )
-        file = discord.File(io.BytesIO(record.text.encode()), filename=record.filename)
-        await interaction.response.send_message(file=file, ephemeral=True)
 
     @app_commands.command(name="variants", description="Every variant you can play")
     async def variants(self, interaction: discord.Interaction[Any]) -> None:

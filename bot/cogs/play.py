@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.boards import board_view, ending_content, post_move, post_view
+from bot.cogs.boards import board_view, ending_content, post_move, post_replay, post_view
 from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
 from bot.service.models import EndResult, GameView, OfferView
 from bot.ui.embeds import game_embed, to_move_mention
@@ -190,6 +190,7 @@ class Play(commands.Cog):
             content=ending_content(result, result.view),
         )
         self.bot.timers.poke()
+        await post_replay(self.bot, interaction.followup.send, result.view.game.id)
 
     async def _post_offer(
         self, interaction: discord.Interaction[Any], offer: OfferView, kind: str
@@ -250,6 +251,8 @@ async def answer_offer(
         view=board_view(view) or discord.utils.MISSING,
     )
     bot.timers.poke()
+    if view.finished:
+        await post_replay(bot, interaction.followup.send, view.game.id)
 
 
 async def setup(bot: commands.Bot) -> None:

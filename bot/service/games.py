@@ -31,6 +31,7 @@ from bot.service.errors import (
     PositionChangedError,
 )
 from bot.service.models import (
+    Animation,
     ChallengeView,
     EndResult,
     GameSummary,
@@ -50,6 +51,7 @@ from rules.game import Game as RulesGame
 from rules.game import LegalMove
 from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
+from rules.pgn import format_pgn, has_pgn
 from rules.record import format_record, ply_label
 from rules.variant import Variant, normalize_name, resolve_variant_id
 from storage import Storage
@@ -586,6 +588,30 @@ class GameService:
         name = f"fairypost-{game.id}-{game.variant_id}.txt"
         return RecordFile(name, text)
 
+    async def pgn(self, *, channel_id: int, game_id: int | None = None) -> RecordFile | None:
+        """The game as PGN, for the variants other tools read (chess, Grand Chess); None
+        for the others."""
+        game = await self.find(channel_id, game_id)
+        if not has_pgn(game.variant_id) or game.options:
+            return None
+        rules_game = await self._rules(game)
+        white, black = await self.name_of(game.white_id), await self.name_of(game.black_id)
+        date = dt.datetime.fromtimestamp(game.created_at, dt.UTC).strftime("%Y.%m.%d")
+        result = "*"
+        if game.result is not None:
+            result = {"1-0": "1-0", "0-1": "0-1"}.get(game.result.value, "1/2-1/2")
+        tags = {
+            "Event": f"Fairy Post game #{game.id}",
+            "Site": "Fairy Post (Discord)",
+            "Date": date,
+            "White": white,
+            "Black": black,
+        }
+        if not game.is_active:
+            tags["Termination"] = self._ending(game)
+        text = format_pgn(rules_game, tags, result)
+        return RecordFile(f"fairypost-{game.id}-{game.variant_id}.pgn", text)
+
     # ------------------------------------------------------------------ views
 
     async def render(self, scene: Scene) -> Picture:
@@ -602,6 +628,28 @@ class GameService:
             captures=scene.captures,
             selected=scene.selected,
         )
+
+    async def replay(self, game_id: int) -> Animation | None:
+        """The animated replay of a game, drawn in a worker thread (seconds for a long
+        game: callers acknowledge the interaction first). None before the first move and
+        for aborted games."""
+        if self.pictures is None:
+            raise BadRequestError("Pictures are not available.")
+        game = await self.storage.games.get(game_id)
+        if game.ply_count == 0 or (not game.is_active and game.result is None):
+            return None
+        moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
+        white, black = await self.name_of(game.white_id), await self.name_of(game.black_id)
+        title = f"{load(game.variant_id, game.options).name}: {white} vs {black}"
+        result = None if game.is_active else self._ending(game)
+        pictures = self.pictures
+
+        def draw() -> Animation:
+            # A game of its own: the cached one may move on while this thread draws.
+            rules_game = replay(game.variant_id, game.options, moves)
+            return pictures.replay(rules_game, result=result, title=title)
+
+        return await asyncio.to_thread(draw)
 
     async def render_piece(
         self, variant_id: str, options: tuple[str, ...], piece_id: str

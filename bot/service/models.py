@@ -27,6 +27,18 @@ class Picture:
 
 
 @dataclass(frozen=True, slots=True)
+class Animation:
+    """An animated replay of a whole game (GIF: Discord animates it inline everywhere)."""
+
+    data: bytes
+    frames: int
+    plies: int
+    width: int
+    height: int
+    filename: str = "replay.gif"
+
+
+@dataclass(frozen=True, slots=True)
 class Scene:
     """What a picture shows: a private copy of the position and the marks on it. Views
     carry a scene; the cog has it drawn (`GameService.render`) after acknowledging the

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.service.models import Picture
+from bot.service.models import Animation, Picture
+from rules.game import Game
 from rules.moves import Move
 from rules.position import Position
 
@@ -24,6 +25,8 @@ class Pictures(Protocol):
     ) -> Picture: ...
 
     def piece(self, variant_id: str, options: tuple[str, ...], piece_id: str) -> Picture: ...
+
+    def replay(self, game: Game, *, result: str | None, title: str) -> Animation: ...
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -74,3 +77,9 @@ class RendererPictures:
         png = render_piece(load_variant(variant_id, options), piece_id)
         width, height = png_size(png)
         return Picture(png, width, height)
+
+    def replay(self, game: Game, *, result: str | None, title: str) -> Animation:
+        from renderer.replay import render_replay
+
+        made = render_replay(game, result=result, title=title)
+        return Animation(made.data, made.frames, made.plies, made.width, made.height)

@@ -91,11 +91,24 @@ async def test_the_recorded_patchanka_game_ends_in_checkmate(world: World, tmp_p
         assert set(last.mention_ids) >= {world.alice.id, world.bob.id}
         assert_board_png(last, 10, 10)
         # Every picture posted in the game is a real PNG of a 10x10 board.
-        pictures = fake.files(thread)
+        pictures = [f for f in fake.files(thread) if f.filename != "replay.gif"]
         assert len(pictures) >= 150
         for picture in pictures:
             assert picture.is_png and 700 <= picture.width <= 1100
-        history = await (await fake.slash(world.alice, thread, "history")).reply()
+        # The end of the game is followed by its animated replay.
+        replay_post = await fake.wait_for_message(
+            thread,
+            lambda m: any(a.filename == "replay.gif" for a in m.attachments),
+            include_existing=True,
+            timeout=60,
+        )
+        gif = replay_post.attachment("replay.gif").data
+        assert gif[:6] == b"GIF89a" and "150 plies" in replay_post.content
+        history = await (await fake.slash(world.alice, thread, "history")).reply(60)
+        assert [a.filename for a in history.attachments] == [
+            "fairypost-1-patchanka.txt",
+            "replay.gif",
+        ]
         record = history.attachments[0].data.decode()
         assert "# result: black wins by checkmate" in record and "75... Md1-e1++" in record
 

@@ -190,3 +190,29 @@ async def test_forgiving_input_in_move(world: World, tmp_path: Path) -> None:
             and "No Queen of yours can go to a5; the moves there are Nc6-a5, a7-a5."
             in refusal.content
         )
+
+
+async def test_history_offers_pgn_and_replay_after_a_resignation(
+    world: World, tmp_path: Path
+) -> None:
+    fake, alice, bob = world.fake, world.alice, world.bob
+    async with fairypost(fake, tmp_path / "fp.sqlite3"):
+        thread, _ = await start_game(world, "chess", alice, bob)
+        for who, typed in [(alice, "e4"), (bob, "e5"), (alice, "Nf3"), (bob, "Nc6")]:
+            await play(fake, who, thread, typed)
+        ended = await (await fake.slash(bob, thread, "resign")).reply(WAIT)
+        assert "White wins by resignation" in ended.text and not ended.buttons
+        replay_post = await fake.wait_for_message(
+            thread,
+            lambda m: any(a.filename == "replay.gif" for a in m.attachments),
+            include_existing=True,
+            timeout=WAIT,
+        )
+        assert "4 plies" in replay_post.content
+        history = await (await fake.slash(alice, thread, "history")).reply(WAIT)
+        names = [a.filename for a in history.attachments]
+        assert names == ["fairypost-1-chess.txt", "fairypost-1-chess.pgn", "replay.gif"]
+        pgn = history.attachment("fairypost-1-chess.pgn").data.decode()
+        assert '[Result "1-0"]' in pgn and '[White "alice"]' in pgn
+        assert pgn.endswith("1. e4 e5 2. Nf3 Nc6 1-0\n")
+        assert "PGN" in history.content and history.ephemeral

@@ -1,0 +1,83 @@
+"""PGN for chess and Grand Chess: the export format other tools read, SAN that reads back
+to the same game, Grand Chess in the letters and tags of variant servers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rules import Game
+from rules.notation import Letters, parse
+from rules.pgn import format_pgn, has_pgn
+from rules.postext import parse_position
+from tests.rules.conftest import record_moves
+
+RECORDS = Path(__file__).resolve().parent / "games"
+
+
+def test_scholars_mate() -> None:
+    game = Game.replay("chess", (), ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"])
+    text = format_pgn(
+        game, {"White": "alice", "Black": "bob", "Date": "2026.11.24", "Site": "Fairy Post"}, "1-0"
+    )
+    assert text == (
+        '[Event "?"]\n[Site "Fairy Post"]\n[Date "2026.11.24"]\n[Round "-"]\n'
+        '[White "alice"]\n[Black "bob"]\n[Result "1-0"]\n\n'
+        "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n"
+    )
+
+
+def test_castling_promotion_en_passant_and_disambiguation() -> None:
+    moves = ["e2e4", "d7d5", "e4e5", "f7f5", "e5f6", "e7e6", "g1f3", "b8d7", "f1e2", "g8e7"]
+    moves += ["e1g1", "e7g6", "f6g7", "h7h6", "g7h8q", "d7f6", "h8g8", "f6g8"]
+    text = format_pgn(Game.replay("chess", (), moves), {}, "*")
+    assert text.split("\n\n")[1] == (
+        "1. e4 d5 2. e5 f5 3. exf6 e6 4. Nf3 Nd7 5. Be2 Ne7 6. O-O Ng6 7. fxg7 h6\n"
+        "8. gxh8=Q Nf6 9. Qg8 Nxg8 *\n"
+    )
+    # Two Knights can reach d4: the file tells them apart.
+    game = Game.replay("chess", (), ["g1f3", "e7e5", "f3d4"])
+    assert "2. Nd4" in format_pgn(game, {}, "*")
+    game = Game.replay("chess", (), ["g1f3", "e7e5", "b1c3", "a7a6", "c3b5", "a6a5", "f3d4"])
+    assert "4. Nfd4" in format_pgn(game, {}, "*")
+
+
+def _sans(text: str) -> list[str]:
+    body = text.split("\n\n", 1)[1]
+    return [t for t in body.split() if not re.fullmatch(r"\d+\.|1-0|0-1|1/2-1/2|\*", t)]
+
+
+@pytest.mark.parametrize("record", ["chess-opera.txt", "grand-mate.txt"])
+def test_recorded_games_read_back_from_their_san(record: str) -> None:
+    path = RECORDS / record
+    variant = path.read_text().split("variant:", 1)[1].split()[0]
+    game = Game.replay(variant, (), record_moves(path))
+    text = format_pgn(game, {}, "*")
+    assert all(len(line) <= 80 for line in text.split("\n\n")[1].splitlines())
+    letters = {"C": "marshal", "A": "cardinal"} if variant == "grand" else {}
+    theirs = Letters(
+        {
+            p.id: next((k for k, v in letters.items() if v == p.id), p.letters)
+            for p in game.variant.pieces
+        }
+    )
+    pos = parse_position(variant, game.start_text)
+    for san, played in zip(_sans(text), game.history, strict=True):
+        code = parse(pos, san, letters=theirs).code
+        assert code == pos.to_code(played.move), san
+        pos.push_code(code)
+
+
+def test_grand_chess_tags_and_letters() -> None:
+    game = Game.replay("grand", (), ["Mf2-e4", "g8g7", "Cg2-h4"])
+    text = format_pgn(game, {"White": "a", "Black": "b"}, "*")
+    assert text.endswith("\n\n1. Ce4 g7 2. Ah4 *\n")
+    assert '[Variant "Grand"]' in text and '[SetUp "1"]' in text
+    assert (
+        '[FEN "r8r/1nbqkcabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R w - - 0 1"]' in text
+    )
+    assert has_pgn("grand") and has_pgn("chess") and not has_pgn("bigorra")
+    with pytest.raises(ValueError, match="no PGN form"):
+        format_pgn(Game.new("bigorra"), {})
