@@ -214,6 +214,7 @@ def game(row: Row) -> Game:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         ended_at=row["ended_at"],
+        revision=row["revision"],
     )
 
 

@@ -266,8 +266,8 @@ class Games:
             changed = await tx.run(
                 "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "
                 "turn = ?, white_bank = ?, black_bank = ?, deadline_at = NULL, "
-                "paused_remaining = NULL, updated_at = greatest(updated_at, ?) "
-                "WHERE id = ? AND status = 'active' AND ply_count = ?",
+                "paused_remaining = NULL, updated_at = greatest(updated_at, ?), "
+                "revision = revision + 1 WHERE id = ? AND status = 'active' AND ply_count = ?",
                 (
                     ply,
                     position,

@@ -270,6 +270,8 @@ class Game:
     created_at: int
     updated_at: int
     ended_at: int | None
+    revision: int = 0
+    """Raised by every move and takeback: equal revisions mean the same move list."""
 
     @property
     def is_active(self) -> bool:

@@ -203,7 +203,7 @@ class Takebacks:
             version = self._engine.version if self._engine else UNKNOWN_ENGINE_VERSION
             changed = await tx.run(
                 "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "
-                "turn = ?, updated_at = greatest(updated_at, ?) "
+                "turn = ?, updated_at = greatest(updated_at, ?), revision = revision + 1 "
                 "WHERE id = ? AND status = 'active' AND ply_count = ?",
                 (keep, position_text, version, turn.value, now, game.id, game.ply_count),
             )

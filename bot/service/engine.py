@@ -59,26 +59,30 @@ def piece_infos(variant: Variant) -> tuple[PieceInfo, ...]:
 
 
 class GameCache:
-    """Rules games by storage id, rebuilt from the moves when the ply count differs.
+    """Rules games by storage id, valid for one revision of the game's move list.
 
+    Several bot processes may share the database: a cached game is used only while the
+    stored game is at the same revision (storage raises it on every move and takeback), so a
+    process whose cache is behind another process's moves rebuilds it from the move list.
     Only the service's per-game lock holder mutates a cached game, and only after the move
     is stored; a failed store drops the entry so the next reader rebuilds it."""
 
     def __init__(self, size: int = 512) -> None:
         self._size = size
-        self._games: OrderedDict[int, RulesGame] = OrderedDict()
+        self._games: OrderedDict[int, tuple[int, RulesGame]] = OrderedDict()
         self._moves: dict[tuple[int, int], list[LegalMove]] = {}
 
-    def get(self, game_id: int, ply: int) -> RulesGame | None:
-        game = self._games.get(game_id)
-        if game is None or game.ply != ply:
+    def get(self, game_id: int, ply: int, revision: int) -> RulesGame | None:
+        entry = self._games.get(game_id)
+        if entry is None or entry[0] != revision or entry[1].ply != ply:
             return None
         self._games.move_to_end(game_id)
-        return game
+        return entry[1]
 
-    def put(self, game_id: int, game: RulesGame) -> None:
-        self._games[game_id] = game
+    def put(self, game_id: int, game: RulesGame, revision: int) -> None:
+        self._games[game_id] = (revision, game)
         self._games.move_to_end(game_id)
+        self._forget_moves(game_id)
         while len(self._games) > self._size:
             old, _ = self._games.popitem(last=False)
             self._forget_moves(old)
@@ -88,7 +92,8 @@ class GameCache:
         self._forget_moves(game_id)
 
     def legal_moves(self, game_id: int, game: RulesGame) -> list[LegalMove]:
-        """The legal moves with their notation, computed once per ply (autocomplete)."""
+        """The legal moves with their notation, computed once per cached position
+        (autocomplete); `put` forgets them."""
         key = (game_id, game.ply)
         found = self._moves.get(key)
         if found is None:

@@ -221,7 +221,7 @@ class GameService:
         _, game = await self.storage.challenges.accept(
             challenge_id, user.id, self.clock.now(), start_position=start.position_text
         )
-        self.cache.put(game.id, start)
+        self.cache.put(game.id, start, game.revision)
         return await self._view(game, start)
 
     async def decline_challenge(self, challenge_id: int, user: UserRef) -> ChallengeView:
@@ -256,17 +256,19 @@ class GameService:
         return game
 
     async def _rules(self, game: Game) -> RulesGame:
-        cached = self.cache.get(game.id, game.ply_count)
+        """The rules game at `game`'s revision: cached, or replayed from the stored moves when
+        the cache is behind (this process, or another one, moved or took moves back)."""
+        cached = self.cache.get(game.id, game.ply_count, game.revision)
         if cached is not None:
             return cached
         current, moves = await self.storage.games.get_with_moves(game.id, verify=False)
-        if current.ply_count != game.ply_count:
+        if current.revision != game.revision:
             # Someone (another process) acted between our two reads.
             raise GameMovedOnError(game.id, game.ply_count, current.ply_count)
         rebuilt = await asyncio.to_thread(
             replay, game.variant_id, game.options, [m.coordinate for m in moves]
         )
-        self.cache.put(game.id, rebuilt)
+        self.cache.put(game.id, rebuilt, game.revision)
         return rebuilt
 
     async def _participant(self, game: Game, user_id: int) -> Color:
@@ -353,6 +355,7 @@ class GameService:
             except BaseException:
                 self.cache.drop(game.id)
                 raise
+            self.cache.put(game.id, rules_game, appended.game.revision)
             changes = await self._after_end(appended.game)
             view = await self._view(appended.game, rules_game, last_move=played.notation)
         return MoveResult(view, played.notation, changes)
@@ -523,7 +526,7 @@ class GameService:
             updated = await self.storage.takebacks.accept(
                 request_id, user.id, rebuilt.position_text, self.clock.now()
             )
-            self.cache.put(game.id, rebuilt)
+            self.cache.put(game.id, rebuilt, updated.revision)
         return await self._view(updated, rebuilt)
 
     async def _ended(self, game: Game) -> EndResult:
