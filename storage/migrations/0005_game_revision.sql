@@ -1,4 +1,4 @@
--- 0004: a game's revision, raised by every change of its move list (a move or a takeback).
+-- 0005: a game's revision, raised by every change of its move list (a move or a takeback).
 -- Bot processes cache replayed games keyed by it: a process sees at once that another one
 -- moved or took moves back, even when the ply count came back to the same number.
 -- Released migrations are never edited; change the schema in a new numbered file.
