@@ -26,6 +26,7 @@ DEFAULT_ENV_FILE = ".env"
 ENV_FILE_VARIABLE = "FAIRYPOST_ENV_FILE"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+DEFAULT_LOCAL_PORT = 8765
 
 MISSING_TOKEN_MESSAGE = """\
 Fairy Post needs a Discord bot token to start, and none was found.
@@ -89,6 +90,7 @@ class Settings:
     shards: Shards | None
     """FAIRYPOST_SHARDS; None runs every shard Discord recommends in this one process."""
     env_file: Path | None  # the file that was read, for messages; None when there was none
+    local_port: int = DEFAULT_LOCAL_PORT  # local mode's page (no token: bot/local.py)
 
     def require_token(self) -> str:
         if self.token is None:
@@ -146,6 +148,15 @@ def _int(values: Mapping[str, str], key: str, what: str) -> int | None:
     return int(text)
 
 
+def _port(values: Mapping[str, str], key: str, default: int) -> int:
+    port = _int(values, key, "a port number from 1 to 65535")
+    if port is None:
+        return default
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"{key} must be a port number from 1 to 65535, not {port}.")
+    return port
+
+
 def _choice(values: Mapping[str, str], key: str, choices: tuple[str, ...], default: str) -> str:
     text = (_text(values, key) or default).upper()
     if text not in choices:
@@ -173,4 +184,5 @@ def load_settings(environ: Mapping[str, str] | None = None, dotenv: Path | None 
         log_level=_choice(values, "FAIRYPOST_LOG_LEVEL", LOG_LEVELS, "INFO"),
         shards=shards,
         env_file=read,
+        local_port=_port(values, "FAIRYPOST_LOCAL_PORT", DEFAULT_LOCAL_PORT),
     )

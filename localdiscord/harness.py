@@ -174,6 +174,11 @@ class BotRunner(Generic[ClientT]):
         self._first_conn = 0
 
     @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The task running ``client.start`` (done when the client stopped), once started."""
+        return self._task
+
+    @property
     def errors(self) -> list[logging.LogRecord]:
         return list(self._capture.records)
 

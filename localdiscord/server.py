@@ -67,6 +67,7 @@ from .models import (
     iso,
 )
 from .validation import (
+    MAX_ATTACHMENT_DESCRIPTION,
     Problem,
     check_choices,
     check_commands,
@@ -969,6 +970,15 @@ class LocalDiscord:
                         )
                     )
                     continue
+                description = entry.get("description")
+                if isinstance(description, str) and len(description) > MAX_ATTACHMENT_DESCRIPTION:
+                    problems.append(
+                        Problem(
+                            "attachments.description_too_long",
+                            f"attachments.{i}.description",
+                            f"Must be {MAX_ATTACHMENT_DESCRIPTION} or fewer in length.",
+                        )
+                    )
                 if eid in keep:
                     result.append(keep[eid])
                 elif eid in by_index:

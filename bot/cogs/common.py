@@ -64,7 +64,11 @@ def user_ref(user: discord.abc.User) -> UserRef:
 
 
 def picture_file(picture: Picture) -> discord.File:
-    return discord.File(io.BytesIO(picture.png), filename=picture.filename)
+    return discord.File(
+        io.BytesIO(picture.png),
+        filename=picture.filename,
+        description=picture.description or None,
+    )
 
 
 def animation_file(animation: Animation) -> discord.File:

@@ -12,10 +12,13 @@ import asyncio
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from bot.service.clock import Clock
+from bot.service.describe import MAX_DESCRIPTION, describe_scene
 from bot.service.engine import (
     GameCache,
+    describe_movement,
     load,
     replay,
     storage_outcome,
@@ -53,7 +56,7 @@ from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
 from rules.pgn import format_pgn, has_pgn
 from rules.record import format_record, ply_label
-from rules.variant import Variant, normalize_name, resolve_variant_id
+from rules.variant import Variant, load_variant, normalize_name, resolve_variant_id
 from storage import Storage
 from storage.errors import GameMovedOnError, GameNotFoundError, RequestAlreadyPendingError
 from storage.models import (
@@ -622,7 +625,7 @@ class GameService:
         if self.pictures is None:
             raise BadRequestError("Pictures are not available.")
         pictures = self.pictures
-        return await asyncio.to_thread(
+        picture = await asyncio.to_thread(
             pictures.board,
             scene.position,
             perspective=scene.perspective,
@@ -631,6 +634,7 @@ class GameService:
             captures=scene.captures,
             selected=scene.selected,
         )
+        return replace(picture, description=describe_scene(scene))
 
     async def replay(self, game_id: int) -> Animation | None:
         """The animated replay of a game, drawn in a worker thread (seconds for a long
@@ -660,7 +664,10 @@ class GameService:
         """The piece diagram (for /piece), drawn in a worker thread."""
         if self.pictures is None:
             raise BadRequestError("Pictures are not available.")
-        return await asyncio.to_thread(self.pictures.piece, variant_id, options, piece_id)
+        picture = await asyncio.to_thread(self.pictures.piece, variant_id, options, piece_id)
+        piece = load_variant(variant_id, options).piece(piece_id)
+        text = f"How the {piece.name} moves in {variant_id}: {describe_movement(piece)}."
+        return replace(picture, description=text[:MAX_DESCRIPTION])
 
     async def view(self, game_id: int, *, perspective: int | None = None) -> GameView:
         game = await self.storage.games.get(game_id)

@@ -24,6 +24,7 @@ class Picture:
     width: int
     height: int
     filename: str = "board.png"
+    description: str = ""  # alt text: the picture in words (bot/service/describe.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,6 @@ message (never a traceback) for the operator when something is missing or malfor
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -34,20 +32,12 @@ def settings_from(tmp_path: Path, text: str, **environ: str) -> Settings:
     return load_settings(environ, dotenv)
 
 
-def test_missing_token_exits_2_with_guidance(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        cwd=tmp_path,
-        env=clean_environ(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 2
-    assert "DISCORD_TOKEN" in result.stderr
-    assert "Developer Portal" in result.stderr
-    assert ".env" in result.stderr
-    assert "Traceback" not in result.stderr
+def test_a_bad_local_port_is_named(tmp_path: Path) -> None:
+    assert settings_from(tmp_path, "").local_port == 8765
+    assert settings_from(tmp_path, "FAIRYPOST_LOCAL_PORT=9000\n").local_port == 9000
+    for bad in ("0", "70000", "http"):
+        with pytest.raises(ConfigError, match="FAIRYPOST_LOCAL_PORT"):
+            settings_from(tmp_path, f"FAIRYPOST_LOCAL_PORT={bad}\n")
 
 
 def test_environment_overrides_dotenv(tmp_path: Path) -> None:

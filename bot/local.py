@@ -1,0 +1,113 @@
+"""Local mode: `make run` without a token shows the real bot in a browser.
+
+Fairy Post itself runs unchanged, connected to `localdiscord`'s stand-in of Discord on
+127.0.0.1, which also serves a web page that looks and behaves like a Discord channel (see
+localdiscord/README.md). The guild, its #lobby and the members alice, bob and carol are
+made on the first start; the world is kept in `data/local-discord.sqlite3` and the bot's own
+data in `data/local.sqlite3`, so local play never mixes with a real deployment and a
+restarted local mode goes on where it stopped. Delete both files to start afresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import signal
+from pathlib import Path
+
+from bot.client import FairyPost
+from bot.config import Settings
+from bot.logs import setup_logging
+from localdiscord import BotRunner, LocalDiscord
+from localdiscord.models import FakeGuild
+from localdiscord.persist import WorldFile, WorldFileError
+from localdiscord.web import Page
+
+log = logging.getLogger("fairypost.local")
+
+LOCAL_DB = Path("data/local.sqlite3")
+LOCAL_WORLD = Path("data/local-discord.sqlite3")
+GUILD_NAME = "Fairy Post (local)"
+LOBBY = "lobby"
+PEOPLE = ("alice", "bob", "carol")
+READY_TIMEOUT = 120.0  # a first start on a slow machine builds the database and the commands
+
+
+def build_world(fake: LocalDiscord) -> FakeGuild:
+    """The first start's guild: #lobby for challenges and three players."""
+    guild = fake.add_guild(GUILD_NAME)
+    fake.add_channel(guild, LOBBY, topic="Challenges: /challenge, then Accept")
+    for name in PEOPLE:
+        fake.add_user(name, guild=guild)
+    return guild
+
+
+def banner(port: int) -> str:
+    return (
+        f"Fairy Post local mode: open http://127.0.0.1:{port} to play "
+        f"(no DISCORD_TOKEN, so the real bot runs on a local stand-in of Discord; "
+        f"data in {LOCAL_DB}; Ctrl-C stops it)"
+    )
+
+
+async def serve_local(settings: Settings, *, db_path: Path = LOCAL_DB) -> int:
+    """Run the stand-in, its page and the bot until SIGINT or SIGTERM."""
+    world = WorldFile(db_path.parent / LOCAL_WORLD.name)
+    fake = LocalDiscord(keep_requests=False)
+    try:
+        loaded = world.load(fake)
+    except WorldFileError as exc:
+        log.error("%s", exc)
+        return 2
+    guild = next(iter(fake.guilds.values())) if loaded and fake.guilds else build_world(fake)
+    page = Page(fake, guild, title="Fairy Post local mode")
+    try:
+        await fake.start(port=settings.local_port, extend=page.add_routes)
+    except OSError as exc:
+        world.close()
+        if exc.errno == errno.EADDRINUSE:
+            log.error(
+                "port %d is in use (another local mode?): set FAIRYPOST_LOCAL_PORT to a free"
+                " port, e.g. FAIRYPOST_LOCAL_PORT=8766 make run",
+                settings.local_port,
+            )
+        else:
+            log.error("cannot listen on 127.0.0.1:%d: %s", settings.local_port, exc)
+        return 1
+    world.attach_urls(fake)
+    saver = asyncio.create_task(world.keep_saved(fake), name="local-world-saver")
+    runner = BotRunner(fake, FairyPost(db_path=db_path), ready_timeout=READY_TIMEOUT, strict=False)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await runner.start()
+        print(banner(fake.port), flush=True)
+        stopping = asyncio.create_task(stop.wait())
+        assert runner.task is not None
+        await asyncio.wait({stopping, runner.task}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not stop.is_set():
+            log.error("the bot stopped on its own; local mode stops too")
+            return 1
+        return 0
+    finally:
+        await runner.stop()
+        saver.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await saver
+        world.close()
+        await fake.close()
+
+
+def run_local(settings: Settings) -> int:
+    """`python -m bot` without a token: local mode, until Ctrl-C."""
+    setup_logging(settings.log_level)
+    logging.getLogger("discord").setLevel(logging.WARNING)
+    try:
+        return asyncio.run(serve_local(settings))
+    except KeyboardInterrupt:
+        return 0

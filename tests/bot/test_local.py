@@ -1,0 +1,121 @@
+"""`make run` without a token: local mode starts, says where in one line, and keeps its world.
+
+The real `python -m bot` process in a temporary folder, as a newcomer starts it: no `.env`,
+no DISCORD_TOKEN. Its page answers, SIGTERM stops it cleanly, and a second start finds the
+same guild and users (the bot's games name them by id).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from bot.local import LOCAL_DB, LOCAL_WORLD
+
+START_TIMEOUT = 120.0  # a first start builds the database; the machine may be busy
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalMode:
+    def __init__(self, folder: Path, port: int) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD", "FAIRYPOST"))}
+        env["FAIRYPOST_LOCAL_PORT"] = str(port)
+        self.port = port
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot"],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        assert self.proc.stdout is not None
+        threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True).start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            self.lines.put(line)
+
+    def banner(self) -> str:
+        line = self.lines.get(timeout=START_TIMEOUT)
+        return line.rstrip("\n")
+
+    def state(self) -> dict[str, Any]:
+        url = f"http://127.0.0.1:{self.port}/page/events?user=alice"
+        with urllib.request.urlopen(url, timeout=30) as response:
+            for raw in response:
+                if raw.startswith(b"data: "):
+                    data: dict[str, Any] = json.loads(raw[6:])
+                    return data["state"]
+        raise AssertionError("no state event")
+
+    def stop(self) -> tuple[int, str]:
+        self.proc.send_signal(signal.SIGTERM)
+        _, err = self.proc.communicate(timeout=60)
+        return self.proc.returncode, err
+
+
+def test_without_a_token_local_mode_starts_and_resumes(tmp_path: Path) -> None:
+    port = free_port()
+    first = LocalMode(tmp_path, port)
+    try:
+        banner = first.banner()
+        assert banner.startswith(f"Fairy Post local mode: open http://127.0.0.1:{port}")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as page:
+            assert b"<title>" in page.read()
+        state = first.state()
+        assert state["bot"]["online"]
+        assert [u["name"] for u in state["users"]] == ["alice", "bob", "carol"]
+        assert [c["name"] for c in state["channels"]] == ["lobby"]
+        assert "challenge" in {c["name"] for c in state["commands"]}
+    finally:
+        code, err = first.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert (tmp_path / LOCAL_DB).is_file() and (tmp_path / LOCAL_WORLD).is_file()
+    assert not (tmp_path / "data" / "fairypost.sqlite3").exists()
+
+    second = LocalMode(tmp_path, port)
+    try:
+        second.banner()
+        again = second.state()
+    finally:
+        code, err = second.stop()
+    assert code == 0, err
+    assert again["guild"] == state["guild"]
+    assert again["users"] == state["users"]
+
+
+def test_a_busy_port_is_explained(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD", "FAIRYPOST"))}
+        result = subprocess.run(
+            [sys.executable, "-m", "bot"],
+            cwd=tmp_path,
+            env={**env, "FAIRYPOST_LOCAL_PORT": str(port)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert result.returncode == 1
+    assert f"port {port} is in use" in result.stderr
+    assert "FAIRYPOST_LOCAL_PORT" in result.stderr and "Traceback" not in result.stderr
