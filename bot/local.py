@@ -78,7 +78,7 @@ async def serve_local(settings: Settings, *, db_path: Path = LOCAL_DB) -> int:
         return 1
     world.attach_urls(fake)
     saver = asyncio.create_task(world.keep_saved(fake), name="local-world-saver")
-    runner = BotRunner(fake, FairyPost(db_path=db_path), ready_timeout=READY_TIMEOUT, strict=False)
+    runner = BotRunner(fake, FairyPost(database=db_path), ready_timeout=READY_TIMEOUT, strict=False)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

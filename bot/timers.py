@@ -119,7 +119,11 @@ class TimerLoop:
         await channel.send(
             content=text,
             embed=game_embed(view),
-            file=discord.File(io.BytesIO(picture.png), filename=picture.filename),
+            file=discord.File(
+                io.BytesIO(picture.png),
+                filename=picture.filename,
+                description=picture.description or None,
+            ),
         )
         log.info("game %s ended on time", g.id)
         animation = await self.service.games.replay(g.id)

@@ -77,7 +77,7 @@ async def local(tmp_path: Path) -> AsyncIterator[Local]:
     await fake.start(extend=page.add_routes)
     try:
         async with (
-            run_bot(fake, FairyPost(db_path=tmp_path / "local.sqlite3")),
+            run_bot(fake, FairyPost(database=tmp_path / "local.sqlite3")),
             async_playwright() as playwright,
         ):
             browser = await playwright.chromium.launch(
@@ -93,7 +93,7 @@ async def local(tmp_path: Path) -> AsyncIterator[Local]:
 
 
 async def open_page(local: Local, user: str) -> Any:
-    context = await local.browser.new_context(viewport={"width": 1280, "height": 860})
+    context = await local.browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     await page.goto(f"{local.url}/?user={user}")
     await _expect(page.locator("#bot-status")).to_have_text(re.compile("online"), timeout=WAIT_MS)
@@ -214,10 +214,20 @@ async def test_two_players_play_chess_in_the_browser(local: Local) -> None:
     await _expect(page.locator("article.msg", has_text="e4e6")).to_have_count(0, timeout=WAIT_MS)
     await _expect(page.locator("article.msg.ephemeral")).to_have_count(1)  # his own, earlier
 
+    # alice plays Ng1-f3 with the Move button: two select menus, only she sees them.
     await switch_user(page, "alice")
-    await send_move(page, "g1", "Ng1-f3 · Knight")
+    board = page.locator("article.msg", has_text="bob played")
+    await board.locator("button", has_text="Move").click()
+    menu = page.locator("article.msg.ephemeral", has=page.locator("select"))
+    await _expect(menu.locator("option[value='g1']")).to_be_attached(timeout=WAIT_MS)
+    await menu.locator("select").select_option(value="g1")
+    await _expect(menu.locator("option[value='f3']")).to_be_attached(timeout=WAIT_MS)
+    await menu.locator("select").select_option(value="f3")
     await _expect(page.locator("article.msg", has_text="alice played")).to_have_count(
         2, timeout=WAIT_MS
+    )
+    await _expect(page.locator("article.msg", has_text="alice played").last).to_contain_text(
+        "Ng1-f3"
     )
     shot = os.environ.get("FAIRYPOST_SCREENSHOT")
     if shot:
@@ -229,4 +239,5 @@ async def test_two_players_play_chess_in_the_browser(local: Local) -> None:
         await _expect(page.locator("#opt-move-choices[data-for='Nb8']")).to_be_visible(
             timeout=WAIT_MS
         )
+        await page.locator("#messages").evaluate("log => { log.scrollTop = log.scrollHeight; }")
         await page.screenshot(path=shot)
