@@ -18,7 +18,6 @@ from bot.service.clock import Clock
 from bot.service.describe import MAX_DESCRIPTION, describe_scene
 from bot.service.engine import (
     GameCache,
-    describe_movement,
     load,
     replay,
     storage_outcome,
@@ -56,6 +55,7 @@ from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
 from rules.pgn import format_pgn, has_pgn
 from rules.record import format_record, ply_label
+from rules.summary import describe_movement
 from rules.variant import Variant, load_variant, normalize_name, resolve_variant_id
 from storage import Storage
 from storage.errors import GameMovedOnError, GameNotFoundError, RequestAlreadyPendingError
