@@ -558,8 +558,20 @@ class Position:
         in_check = self.attacked(king, enemy)
         out = []
         if in_check:
+            parries = self._parry_squares(king, enemy)
+            gates = self.gates[side]
             for c in pseudo:
-                if (c >> KIND_SHIFT) & KIND_MASK != CASTLE and self._safe_after(c):
+                kind = (c >> KIND_SHIFT) & KIND_MASK
+                if kind == CASTLE:
+                    continue
+                if (
+                    parries is not None
+                    and kind in (NORMAL, DROP)
+                    and (c >> 8) & 0xFF not in parries
+                    and (kind == DROP or ((c & 0xFF) != king and c & 0xFF not in gates))
+                ):
+                    continue  # cannot take the checker or step between: no need to try it
+                if self._safe_after(c):
                     out.append(c)
         else:
             risky = self._pinned(king, enemy) | t.special_lines(king, enemy)
@@ -587,6 +599,48 @@ class Position:
         if not out and in_check:
             out = self._swap_codes(king)
         return out
+
+    def _parry_squares(self, king: int, enemy: int) -> set[int] | None:
+        """With the King in check by one leaper or rider: its square and the squares between
+        it and the King, where any move but the King's (or a gate's) must land to parry the
+        check. None when that is not so simple (two checkers, a hopper, a bent, lame or
+        multi-path attacker): the caller then tries every move."""
+        t = self.t
+        board = self.board
+        found: set[int] | None = None
+        for o, codes in t.leap_probes[enemy][king]:
+            if board[o] in codes:
+                if found is not None:
+                    return None
+                found = {o}
+        for squares, riders, limits, hoppers in t.ray_probes[enemy][king]:
+            between: list[int] = []
+            screen = False
+            dist = 0
+            for s in squares:
+                dist += 1
+                p = board[s]
+                if not p:
+                    between.append(s)
+                    continue
+                if screen:
+                    if p in hoppers:
+                        return None
+                    break
+                if p in riders and (not limits or limits.get(p, 1 << 30) >= dist):
+                    if found is not None:
+                        return None
+                    found = {s, *between}
+                    break
+                if not hoppers:
+                    break
+                screen = True
+        for code in t.special_codes[enemy]:
+            for o in self.pieces[code]:
+                conds = t.special_map(code, o).get(king)
+                if conds and self._conditions_hold(conds, o, enemy):
+                    return None
+        return found
 
     def _pinned(self, king: int, enemy: int) -> set[int]:
         """Own pieces standing alone between the King and an enemy rider that would attack
@@ -1020,6 +1074,31 @@ class Position:
         if u.keyed:
             self._keys.pop()
         return u.code
+
+    def push_null(self) -> None:
+        """Pass the turn (a search's null move); undo it with `pop_code`, which returns 0.
+        Only the side to move, the hash and the en-passant right change. Never during the
+        placement phase, where the side to move does not simply alternate."""
+        self._stack.append(
+            _Undo(
+                0,
+                [],
+                None,
+                (self.kings[0], self.kings[1]),
+                self.ep,
+                self.ep_victim,
+                self.halfmove,
+                self.fullmove,
+                self.side,
+                self.hash,
+                False,
+            )
+        )
+        self.ep = -1
+        self.ep_victim = -1
+        self.side ^= 1
+        self.hash ^= self.t.z_side
+        self.ply += 1
 
     # ------------------------------------------------------------------ repetition keys
 

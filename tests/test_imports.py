@@ -1,5 +1,5 @@
-"""The layering rules: `rules` and `tournament` are standard-library only, and only `bot` may
-import discord."""
+"""The layering rules: `rules` and `tournament` are standard-library only, `search` imports
+nothing but `rules`, and only `bot` may import discord."""
 
 from __future__ import annotations
 
@@ -73,3 +73,10 @@ def test_bot_imports_flow_one_way(where: str) -> None:
                 assert module != banned and not module.startswith(banned + "."), (
                     f"{path.relative_to(ROOT)} imports {module}"
                 )
+
+
+@pytest.mark.parametrize("module", ["search", "search.cli", "search.analysis"])
+def test_search_imports_only_rules(module: str) -> None:
+    loaded = _loaded_after_import(module)
+    assert not loaded & set(THIRD_PARTY)
+    assert not loaded & {"renderer", "storage", "bot", "localdiscord"}

@@ -1,0 +1,129 @@
+"""The engine as the bot and the command line use it: a rules `Game` in, a move in the
+books' notation out, with its evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rules.game import Game
+from rules.moves import Move
+from rules.notation import coordinates, format_code
+from rules.position import Position
+from rules.postext import parse_position
+from search.levels import DEFAULT_LEVEL, level
+from search.searcher import Limits, Searcher, SearchResult, mate_in
+from search.tt import TranspositionTable
+
+DRAW_ACCEPT_MARGIN = 25  # centipawns: "dead level", or the engine is not better than that
+
+
+@dataclass(frozen=True, slots=True)
+class EngineMove:
+    """The engine's choice. `score` is in centipawns for the side that plays the move."""
+
+    notation: str
+    coordinates: str
+    move: Move
+    score: int
+    mate_in: int | None
+    depth: int
+    nodes: int
+    elapsed: float
+    pv: tuple[str, ...]
+
+    @property
+    def score_text(self) -> str:
+        return score_text(self.score)
+
+
+def score_text(score: int) -> str:
+    """`+0.35`, `-2.10`, `mate in 3`, `mated in 2` (for the side to move)."""
+    m = mate_in(score)
+    if m is not None:
+        return f"mate in {m}" if m > 0 else f"mated in {-m}"
+    return f"{score / 100:+.2f}"
+
+
+def history_hashes(game: Game) -> list[int]:
+    """Hashes of the positions before the current one (for repetitions)."""
+    start = parse_position(game.variant, game.start_text).hash
+    return [start, *(int(m.position_hash, 16) for m in game.history[:-1])]
+
+
+def line_notation(position: Position, codes: Sequence[int]) -> tuple[str, ...]:
+    """A line of move codes in notation, played from `position` (left unchanged)."""
+    pos = position.copy()
+    out = []
+    for c in codes:
+        out.append(format_code(pos, c))
+        pos.push_code(c, False)
+    return tuple(out)
+
+
+def think(
+    game: Game,
+    limits: Limits,
+    *,
+    tt: TranspositionTable | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> SearchResult:
+    """Search the game's current position (the game is left unchanged)."""
+    searcher = Searcher(game.position, tt=tt, history=history_hashes(game))
+    return searcher.search(limits, should_stop=should_stop)
+
+
+def best_move(
+    game: Game,
+    level_number: int = DEFAULT_LEVEL,
+    *,
+    movetime: float | None = None,
+    nodes: int | None = None,
+    depth: int | None = None,
+    seed: int = 0,
+    tt: TranspositionTable | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> EngineMove | None:
+    """The move the engine plays at `level_number`; None when the game is over.
+    `movetime` (seconds; `math.inf` for none), `nodes` and `depth` override the level's
+    budget; `seed` makes the low levels' deliberate imperfection reproducible."""
+    if game.outcome() is not None:
+        return None
+    limits = level(level_number).limits(movetime=movetime, seed=seed)
+    if nodes is not None or depth is not None:
+        limits = Limits(
+            depth=depth if depth is not None else limits.depth,
+            nodes=nodes if nodes is not None else limits.nodes,
+            movetime=limits.movetime,
+            margin=limits.margin,
+            temperature=limits.temperature,
+            seed=seed,
+        )
+    result = think(game, limits, tt=tt, should_stop=should_stop)
+    if result.move is None:
+        return None
+    pos = game.position
+    return EngineMove(
+        notation=format_code(pos, result.move),
+        coordinates=coordinates(pos, result.move),
+        move=pos.to_move(result.move),
+        score=result.score,
+        mate_in=result.mate_in,
+        depth=result.depth,
+        nodes=result.nodes,
+        elapsed=result.elapsed,
+        pv=line_notation(pos, result.pv),
+    )
+
+
+def accepts_draw(
+    game: Game, engine_color: int, *, nodes: int = 60_000, movetime: float | None = 3.0
+) -> bool:
+    """Whether the engine, playing `engine_color` (0 White, 1 Black), takes a draw offered
+    in this position: when its evaluation says the game is dead level (within a quarter
+    Pawn) or that the engine is worse. It does not take a draw it is winning."""
+    if game.outcome() is not None:
+        return False
+    result = think(game, Limits(depth=64, nodes=nodes, movetime=movetime))
+    score = result.score if game.side_to_move == engine_color else -result.score
+    return score <= DRAW_ACCEPT_MARGIN

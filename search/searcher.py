@@ -1,0 +1,616 @@
+"""The search: iterative deepening alpha-beta (principal variation search) over the rules
+engine's own positions.
+
+- a transposition table on the position hash (`search.tt`), its move tried first;
+- quiescence search on captures and promotions, with every evasion when in check;
+- move ordering: hash move, captures by most valuable victim / least valuable attacker,
+  promotions, two killer moves per ply, the history heuristic;
+- check extensions, null-move pruning and late-move reductions away from the principal
+  variation;
+- every ending scored through the rules: checkmate and royal capture as mate at its
+  distance, stalemate as a draw or as a loss on points (Bat games), succession simply as
+  the legal moves the rules engine lists, the move-count rule and repetitions as draws;
+- a budget of nodes and time checked as it goes: when it runs out, the best move of the
+  deepest search so far is played (never none, never an illegal one).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from rules.outcome import Outcome
+from rules.position import Position
+from rules.tables import MC
+from search.evaluate import EvalTables, eval_tables
+from search.tt import EXACT, LOWER, MOVE_MASK, SCORE_OFFSET, UPPER, TranspositionTable, pack
+
+INF = 1_000_000
+MATE = 100_000
+MATE_BOUND = MATE - 1_000  # scores beyond this are mates at a known distance
+DRAW = 0
+STALEMATE_POINTS = 150  # the Bat games' stalemate scores 3/5 - 2/5: a small, sure win
+MAX_PLY = 96
+QCHECK_PLIES = (
+    1  # quiescence plies in which a check is answered by every evasion (mates at the horizon)
+)
+DELTA_MARGIN = 200
+CHECK_EVERY = 512  # nodes between two looks at the clock
+
+KIND_SHIFT = MC.KIND_SHIFT
+PROMO_SHIFT = MC.PROMO_SHIFT
+NORMAL_KIND, EP_KIND = MC.NORMAL, MC.EP
+
+
+class Stop(Exception):
+    """The budget ran out or the caller cancelled: unwind to the root."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """A search budget. `movetime` is in seconds; None means no limit of that kind.
+    `margin` and `temperature` make the choice at the root deliberately imperfect (the
+    low levels): any move within `margin` centipawns of the best may be played, the
+    better ones more often. A forced mate is always played."""
+
+    depth: int = 64
+    nodes: int | None = None
+    movetime: float | None = None
+    margin: int = 0
+    temperature: float = 0.0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Iteration:
+    """What one completed depth found."""
+
+    depth: int
+    score: int
+    move: int
+    nodes: int
+    elapsed: float
+    pv: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The move to play (None only when there is no legal move) and how it was found.
+    `score` is in centipawns for the side to move; mates are `MATE - plies`."""
+
+    move: int | None
+    score: int
+    depth: int
+    nodes: int
+    elapsed: float
+    pv: tuple[int, ...] = ()
+    candidates: tuple[tuple[int, int], ...] = ()  # (move, score) the choice was made from
+    iterations: tuple[Iteration, ...] = field(default=(), repr=False)
+
+    @property
+    def mate_in(self) -> int | None:
+        """Moves to mate (positive: the side to move mates; negative: it is mated)."""
+        return mate_in(self.score)
+
+
+def outcome_score(outcome: Outcome | None, side: int, ply: int) -> int:
+    """An ending as a score for `side`: a win or loss as mate at `ply`, a draw as 0, a
+    result in between (the Bat games' stalemate, 3/5) as a small sure advantage."""
+    if outcome is None:
+        return DRAW
+    points = outcome.score[side]
+    if points >= 1:
+        return MATE - ply
+    if points <= 0 and outcome.winner is not None:
+        return -MATE + ply
+    return round((points - 0.5) * 10 * STALEMATE_POINTS)
+
+
+def mate_in(score: int) -> int | None:
+    if score >= MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score <= -MATE_BOUND:
+        return -((MATE + score + 1) // 2)
+    return None
+
+
+class Searcher:
+    """One search over a copy of a position. Not reusable across positions of different
+    variants; the transposition table may be shared between searches of one game."""
+
+    def __init__(
+        self,
+        position: Position,
+        *,
+        tt: TranspositionTable | None = None,
+        history: Iterable[int] = (),
+        evaluation: EvalTables | None = None,
+    ) -> None:
+        self.pos = position.copy()
+        pos = self.pos
+        variant = pos.variant
+        self.et = evaluation or eval_tables(pos.t)
+        self.tt = tt or TranspositionTable(4)
+        self.royal_capture = variant.goal == "royal-capture"
+        self.move_rule_plies = 2 * variant.move_rule if variant.move_rule else 1 << 30
+        self.rep: dict[int, int] = {}
+        for h in history:
+            self.rep[h] = self.rep.get(h, 0) + 1
+        self.rep[pos.hash] = self.rep.get(pos.hash, 0) + 1
+        self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self.hist: list[int] = [0] * (1 << 17)
+        self.nodes = 0
+        self.max_nodes = 1 << 62
+        self.next_check = CHECK_EVERY
+        self.deadline = math.inf
+        self.should_stop: Callable[[], bool] | None = None
+        self.start = 0.0
+        self.mg, self.eg, self.ph = self.et.board_terms(pos)
+        self.nonpawn_codes = tuple(
+            tuple(c for c in self.et.side_codes[s] if self.et.phase[c]) for s in (0, 1)
+        )
+        self.null_ok = not pos.placing
+
+    # ------------------------------------------------------------------ budget
+
+    def _check(self) -> None:
+        if self.nodes >= self.max_nodes:
+            raise Stop
+        if time.monotonic() >= self.deadline:
+            raise Stop
+        if self.should_stop is not None and self.should_stop():
+            raise Stop
+        self.next_check = min(self.nodes + CHECK_EVERY, self.max_nodes)
+
+    # ------------------------------------------------------------------ make / unmake
+
+    def _push(self, c: int) -> None:
+        pos = self.pos
+        if not (c >> KIND_SHIFT) & 7 and not pos.gates[pos.side]:
+            board = pos.board
+            o = c & 0xFF
+            d = (c >> 8) & 0xFF
+            piece = board[o]
+            cap = board[d]
+            promo = (c >> PROMO_SHIFT) & 0x3F
+            new = (promo << 1 | pos.side) if promo else pos.t.flip[piece]
+            et = self.et
+            mg, eg = et.mg, et.eg
+            self.mg += mg[new][d] - mg[piece][o] - mg[cap][d]
+            self.eg += eg[new][d] - eg[piece][o] - eg[cap][d]
+            ph = et.phase
+            self.ph += ph[new] - ph[piece] - ph[cap]
+            pos.push_code(c, False)
+        else:
+            pos.push_code(c, False)
+            self.mg, self.eg, self.ph = self.et.board_terms(pos)
+        h = pos.hash
+        self.rep[h] = self.rep.get(h, 0) + 1
+
+    def _pop(self, saved: tuple[int, int, int]) -> None:
+        pos = self.pos
+        h = pos.hash
+        n = self.rep[h] - 1
+        if n:
+            self.rep[h] = n
+        else:
+            del self.rep[h]
+        pos.pop_code()
+        self.mg, self.eg, self.ph = saved
+
+    def static(self) -> int:
+        return self.et.score(self.pos, self.mg, self.eg, self.ph)
+
+    # ------------------------------------------------------------------ ordering
+
+    def _order(self, moves: list[int], hmove: int, ply: int) -> list[int]:
+        pos = self.pos
+        board = pos.board
+        value = self.et.value
+        k1, k2 = self.killers[ply]
+        hist = self.hist
+        side16 = pos.side << 16
+        scored = []
+        for c in moves:
+            if c == hmove:
+                s = 1 << 40
+            else:
+                kind = (c >> KIND_SHIFT) & 7
+                victim = board[(c >> 8) & 0xFF] if kind == NORMAL_KIND else 0
+                promo = (c >> PROMO_SHIFT) & 0x3F
+                if victim or kind == EP_KIND:
+                    s = (1 << 32) + (value[victim] if victim else 100) * 64 - value[board[c & 0xFF]]
+                    if promo:
+                        s += value[promo << 1] * 64
+                elif promo:
+                    s = (1 << 31) + value[promo << 1]
+                elif c == k1:
+                    s = 1 << 30
+                elif c == k2:
+                    s = (1 << 30) - 1
+                else:
+                    s = hist[(c & 0xFFFF) | side16]
+            scored.append((s, c))
+        scored.sort(reverse=True)
+        return [c for _s, c in scored]
+
+    def _is_quiet(self, c: int) -> bool:
+        kind = (c >> KIND_SHIFT) & 7
+        if (c >> PROMO_SHIFT) & 0x3F:
+            return False
+        if kind == EP_KIND:
+            return False
+        return not (kind == NORMAL_KIND and self.pos.board[(c >> 8) & 0xFF])
+
+    # ------------------------------------------------------------------ endings
+
+    def _no_moves(self, ply: int) -> int:
+        """The side to move has no legal move: the rules engine says how that ends."""
+        return outcome_score(self.pos.outcome([]), self.pos.side, ply)
+
+    # ------------------------------------------------------------------ the search
+
+    def _search(self, depth: int, alpha: int, beta: int, ply: int, in_check: bool) -> int:
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._check()
+        pos = self.pos
+        if self.royal_capture and pos.kings[pos.side] < 0:
+            return -MATE + ply
+        if pos.halfmove >= self.move_rule_plies or self.rep.get(pos.hash, 0) > 1:
+            return DRAW
+        if depth <= 0 or ply >= MAX_PLY:
+            return self._quiesce(alpha, beta, ply, in_check, 0)
+        # A mate already found nearer the root cannot be beaten here.
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+        pv_node = beta - alpha > 1
+        key = pos.hash ^ (pos.t.z_ep[pos.ep] if pos.ep >= 0 else 0)
+        tt = self.tt
+        slot = key & tt.mask
+        hmove = 0
+        if tt.keys[slot] == key:
+            word = tt.data[slot]
+            hmove = word & MOVE_MASK
+            if not pv_node and (word >> 51) & 0x7F >= depth:
+                s = ((word >> 31) & 0xFFFFF) - SCORE_OFFSET
+                if s >= MATE_BOUND:
+                    s -= ply
+                elif s <= -MATE_BOUND:
+                    s += ply
+                flag = word >> 58
+                if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
+                    return s
+        moves = pos.legal_codes()
+        if not moves:
+            return self._no_moves(ply)
+        side = pos.side
+        if (
+            not pv_node
+            and not in_check
+            and depth >= 3
+            and self.null_ok
+            and abs(beta) < MATE_BOUND
+            and any(pos.pieces[c] for c in self.nonpawn_codes[side])
+            and self.static() >= beta
+        ):
+            pos.push_null()
+            try:
+                s = -self._search(depth - 3, -beta, -beta + 1, ply + 1, False)
+            finally:
+                pos.pop_code()
+            if s >= beta:
+                return beta
+        ordered = self._order(moves, hmove, ply)
+        best = -INF
+        best_move = 0
+        flag = UPPER
+        extend_ok = ply < 2 * self.root_depth
+        for n, c in enumerate(ordered):
+            quiet = self._is_quiet(c)
+            saved = (self.mg, self.eg, self.ph)
+            self._push(c)
+            try:
+                child_check = pos.is_check()
+                new_depth = depth - 1 + (1 if child_check and extend_ok else 0)
+                if n == 0:
+                    s = -self._search(new_depth, -beta, -alpha, ply + 1, child_check)
+                else:
+                    r = 0
+                    if depth >= 3 and n >= 3 and quiet and not in_check and not child_check:
+                        r = 2 if n >= 12 and depth >= 5 else 1
+                    s = -self._search(new_depth - r, -alpha - 1, -alpha, ply + 1, child_check)
+                    if r and s > alpha:
+                        s = -self._search(new_depth, -alpha - 1, -alpha, ply + 1, child_check)
+                    if pv_node and alpha < s < beta:
+                        s = -self._search(new_depth, -beta, -alpha, ply + 1, child_check)
+            finally:
+                self._pop(saved)
+            if s > best:
+                best = s
+                best_move = c
+                if s > alpha:
+                    alpha = s
+                    flag = EXACT
+                    if s >= beta:
+                        flag = LOWER
+                        if quiet:
+                            k = self.killers[ply]
+                            if k[0] != c:
+                                k[1] = k[0]
+                                k[0] = c
+                            i = (c & 0xFFFF) | side << 16
+                            self.hist[i] += depth * depth
+                            if self.hist[i] > 1 << 24:
+                                self.hist = [h >> 1 for h in self.hist]
+                        break
+        stored = best
+        if stored >= MATE_BOUND:
+            stored += ply
+        elif stored <= -MATE_BOUND:
+            stored -= ply
+        tt.keys[slot] = key
+        tt.data[slot] = pack(best_move, stored, depth, flag)
+        return best
+
+    def _quiesce(self, alpha: int, beta: int, ply: int, in_check: bool, qply: int) -> int:
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._check()
+        pos = self.pos
+        if self.royal_capture and pos.kings[pos.side] < 0:
+            return -MATE + ply
+        if ply >= MAX_PLY:
+            return self.static()
+        board = pos.board
+        value = self.et.value
+        if in_check and qply < QCHECK_PLIES:
+            moves = pos.legal_codes()
+            if not moves:
+                return self._no_moves(ply)
+            best = -INF
+            stand = -INF
+            ordered = self._order(moves, 0, ply)
+        else:
+            stand = self.static()
+            if stand >= beta:
+                return stand
+            alpha = max(alpha, stand)
+            best = stand
+            if pos.placing:
+                return stand
+            side = pos.side
+            tactical = []
+            for c in pos.legal_codes():
+                kind = (c >> KIND_SHIFT) & 7
+                if kind == NORMAL_KIND:
+                    victim = board[(c >> 8) & 0xFF]
+                    promo = (c >> PROMO_SHIFT) & 0x3F
+                    if victim and (victim & 1) != side:
+                        gain = value[victim] + (value[promo << 1] if promo else 0)
+                        if stand + gain + DELTA_MARGIN < alpha:
+                            continue  # even winning the piece would not raise alpha
+                        tactical.append((gain * 64 - value[board[c & 0xFF]], c))
+                    elif promo:
+                        tactical.append((value[promo << 1], c))
+                elif kind == EP_KIND:
+                    tactical.append((100 * 64, c))
+            if not tactical:
+                return stand
+            tactical.sort(reverse=True)
+            ordered = [c for _s, c in tactical]
+        for c in ordered:
+            saved = (self.mg, self.eg, self.ph)
+            self._push(c)
+            try:
+                child_check = qply + 1 < QCHECK_PLIES and pos.is_check()
+                s = -self._quiesce(-beta, -alpha, ply + 1, child_check, qply + 1)
+            finally:
+                self._pop(saved)
+            if s > best:
+                best = s
+                if s > alpha:
+                    alpha = s
+                    if s >= beta:
+                        return s
+        return best
+
+    # ------------------------------------------------------------------ the root
+
+    root_depth = 1
+
+    def search(
+        self,
+        limits: Limits,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+        on_iteration: Callable[[Iteration], None] | None = None,
+    ) -> SearchResult:
+        """Search within `limits` and return the move to play."""
+        pos = self.pos
+        self.start = time.monotonic()
+        self.nodes = 0
+        self.max_nodes = limits.nodes if limits.nodes is not None else 1 << 62
+        self.next_check = min(CHECK_EVERY, self.max_nodes)
+        self.deadline = self.start + limits.movetime if limits.movetime is not None else math.inf
+        self.should_stop = should_stop
+        moves = pos.legal_codes()
+        if self.royal_capture and pos.kings[pos.side] < 0:
+            moves = []
+        if not moves:
+            return SearchResult(None, self._no_moves(0), 0, 0, 0.0)
+        ordered = self._order(moves, 0, 0)
+        scores: dict[int, int] = {}
+        iterations: list[Iteration] = []
+        margin = limits.margin
+        self._improved = None
+        self._exact = {}
+        try:
+            if len(ordered) == 1 and margin == 0:
+                # One legal move: nothing to choose, only a score to give.
+                self.root_depth = 1
+                self._root(1, ordered, scores, 0)
+                iterations.append(
+                    Iteration(
+                        1,
+                        scores[ordered[0]],
+                        ordered[0],
+                        self.nodes,
+                        self._elapsed(),
+                        (ordered[0],),
+                    )
+                )
+            else:
+                for depth in range(1, max(1, limits.depth) + 1):
+                    self.root_depth = depth
+                    move, score = self._root(depth, ordered, scores, margin)
+                    it = Iteration(
+                        depth, score, move, self.nodes, self._elapsed(), self._pv(move, depth)
+                    )
+                    iterations.append(it)
+                    if on_iteration is not None:
+                        on_iteration(it)
+                    ordered.sort(key=lambda c: scores.get(c, -INF), reverse=True)
+                    if abs(score) >= MATE_BOUND and depth >= MATE - abs(score):
+                        break  # a forced mate seen to its end: deeper adds nothing
+                    if limits.movetime is not None and self._elapsed() > 0.55 * limits.movetime:
+                        break  # the next depth would not finish in time
+        except Stop:
+            pass
+        if not iterations:
+            # Not even depth 1 finished: the best-ordered move (captures first) is legal.
+            first = ordered[0]
+            return SearchResult(first, self.static(), 0, self.nodes, self._elapsed(), (first,))
+        last = iterations[-1]
+        best_move, best_score, pv = last.move, last.score, last.pv
+        candidates: tuple[tuple[int, int], ...] = ()
+        if margin == 0 and self._improved is not None:
+            # The unfinished depth already proved another move better than the old best.
+            best_move, best_score = self._improved
+            pv = (best_move,)
+        elif margin and abs(best_score) < MATE_BOUND:
+            exact = self._completed_exact
+            pool = [(c, s) for c, s in exact.items() if s >= best_score - margin]
+            if len(pool) > 1:
+                best_move, chosen = _choose(pool, limits.temperature, limits.seed)
+                if best_move != last.move:
+                    best_score, pv = chosen, (best_move,)
+                candidates = tuple(sorted(pool, key=lambda cs: (-cs[1], cs[0])))
+        return SearchResult(
+            best_move,
+            best_score,
+            last.depth,
+            self.nodes,
+            self._elapsed(),
+            pv,
+            candidates,
+            tuple(iterations),
+        )
+
+    _improved: tuple[int, int] | None = None
+    _exact: dict[int, int]
+    _completed_exact: dict[int, int]
+
+    def _root(
+        self, depth: int, ordered: list[int], scores: dict[int, int], margin: int
+    ) -> tuple[int, int]:
+        """One iteration at the root. With a margin, every move within it of the best gets
+        an exact score: the candidates of a deliberately imperfect choice."""
+        pos = self.pos
+        alpha = -INF
+        best = -INF
+        best_move = ordered[0]
+        self._exact = {}
+        self._improved = None
+        for n, c in enumerate(ordered):
+            saved = (self.mg, self.eg, self.ph)
+            self._push(c)
+            try:
+                child_check = pos.is_check()
+                new_depth = depth - 1 + (1 if child_check else 0)
+                if n == 0:
+                    s = -self._search(new_depth, -INF, INF, 1, child_check)
+                elif margin:
+                    s = -self._search(new_depth, -INF, -(best - margin), 1, child_check)
+                else:
+                    s = -self._search(new_depth, -alpha - 1, -alpha, 1, child_check)
+                    if s > alpha:
+                        s = -self._search(new_depth, -INF, -alpha, 1, child_check)
+            finally:
+                self._pop(saved)
+            scores[c] = s
+            if n == 0 or s > best - margin:
+                self._exact[c] = s
+            if s > best:
+                best = s
+                best_move = c
+                alpha = max(alpha, s)
+                if n:
+                    self._improved = (c, s)
+        self._improved = None
+        self._completed_exact = self._exact
+        key = pos.hash ^ (pos.t.z_ep[pos.ep] if pos.ep >= 0 else 0)
+        slot = key & self.tt.mask
+        self.tt.keys[slot] = key
+        self.tt.data[slot] = pack(best_move, best, depth, EXACT)
+        return best_move, best
+
+    def _pv(self, first: int, depth: int) -> tuple[int, ...]:
+        """The principal variation: the best move, then the table's moves while legal."""
+        pos = self.pos
+        line = [first]
+        pushed = 0
+        seen = {pos.hash}
+        try:
+            pos.push_code(first, False)
+            pushed += 1
+            while len(line) < max(depth, 1) + 4:
+                seen.add(pos.hash)
+                key = pos.hash ^ (pos.t.z_ep[pos.ep] if pos.ep >= 0 else 0)
+                slot = key & self.tt.mask
+                if self.tt.keys[slot] != key:
+                    break
+                move = self.tt.data[slot] & MOVE_MASK
+                if not move or move not in pos.legal_codes():
+                    break
+                pos.push_code(move, False)
+                pushed += 1
+                line.append(move)
+                if pos.hash in seen:
+                    break
+        finally:
+            for _ in range(pushed):
+                pos.pop_code()
+        return tuple(line)
+
+    def _elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+
+def _choose(pool: list[tuple[int, int]], temperature: float, seed: int) -> tuple[int, int]:
+    """A move from `pool` (move, score): the best always when the temperature is 0,
+    otherwise drawn with weights exp((score - best) / temperature)."""
+    pool = sorted(pool, key=lambda cs: (-cs[1], cs[0]))
+    if temperature <= 0:
+        return pool[0]
+    top = pool[0][1]
+    weights = [math.exp((s - top) / temperature) for _c, s in pool]
+    rng = random.Random(seed)
+    return rng.choices(pool, weights=weights)[0]
+
+
+def search(
+    position: Position,
+    limits: Limits,
+    *,
+    history: Iterable[int] = (),
+    tt: TranspositionTable | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> SearchResult:
+    """Search `position` (left unchanged) within `limits`."""
+    return Searcher(position, tt=tt, history=history).search(limits, should_stop=should_stop)

@@ -1,0 +1,266 @@
+"""Piece values and square tables derived from how the pieces move, with no tuning per variant.
+
+A piece is worth what it can reach. For every square of the variant's own board we list the
+squares the piece could go to on an empty board and weight each by the chance that its way
+is open: a ride's k-th square counts `OPEN ** (k - 1)`, a lame leap counts the chance that
+one of its paths is clear, a hop the chance of exactly one screen. The average over the board
+is the piece's mobility. Its value is then
+
+    value = KNIGHT * (mobility * forward * bound / knight_mobility) ** EXPONENT
+
+where `knight_mobility` is that of a Knight on the same board (so values mean the same on
+5x5 and 16x16 boards), `forward` penalises a piece that cannot come back (1 - half of its
+forward share) and `bound` a piece that can visit only part of the board (a Bishop reaches
+half of it: 0.5 ** BOUND). The constants were fitted once, over all variants at once, to
+the values players agree on (Knight 3.2, Bishop 3.3, Rook 5, Queen 9.5 Pawns; Marshal
+and Cardinal 8.8 and 8.3; short leapers, Cannon, Elephant and Camel near their usual
+figures): on chess the formula gives N 320, B 314, R 515, Q 943.
+
+Pieces that only ever go forward and promote (Pawns, Soldiers) are the unit: a Pawn
+(`fmW fcF`) is 100 and the others are scaled by their mobility against it, captures
+weighing more than moves. Royal pieces have no material value (their loss ends the game),
+a two-sided piece is worth the mean of its faces.
+
+The square tables follow from the same counts: a piece gains where it reaches more than on
+average (a Knight in the centre, not on the rim), a promoting piece gains as it nears its
+promotion zone, by a share of what it would become; a royal piece stays home while the
+board is full and walks to the centre in the ending.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from rules.betza import Component, parse_betza
+from rules.geometry import Geometry
+from rules.tables import CAPTURE, MOVE, SquareMoves, compile_square
+from rules.variant import PieceType, Variant
+
+OPEN = 0.7  # chance that a square of a ride is empty
+EXPONENT = 1.1  # compounds are worth a little more than the sum of their parts
+BOUND = 0.2  # exponent of the share of the board a colour-bound piece can visit
+KNIGHT = 320  # centipawns, the anchor of every non-pawn value
+PAWN = 100  # centipawns, the anchor of forward-only promoting pieces
+PAWN_CAPTURE_WEIGHT = 0.7  # a Pawn's worth lies in its captures more than in its steps
+CENTRE_WEIGHT = 0.25  # share of a piece's value won or lost by its square's mobility
+CENTRE_CAP = 0.35  # ... at most this share either way
+
+_KNIGHT_COMPONENTS = parse_betza("N")
+_PAWN_COMPONENTS = parse_betza("fmW fcF", pawnlike=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What a piece reaches on the empty board, averaged over the squares."""
+
+    moves: float  # weighted squares it can move to
+    captures: float  # weighted squares it can capture on
+    forward_share: float  # (forward - backward) / all, weighted: 1 for a Pawn
+    board_share: float  # share of the board it can ever visit from a square (Bishop 0.5)
+    per_square: tuple[float, ...]  # weighted reach (moves and captures) from each square
+
+    @property
+    def mobility(self) -> float:
+        return (self.moves + self.captures) / 2
+
+    @property
+    def pawn_mobility(self) -> float:
+        return (1 - PAWN_CAPTURE_WEIGHT) * self.moves + PAWN_CAPTURE_WEIGHT * self.captures
+
+    @property
+    def moves_backward(self) -> bool:
+        return self.forward_share < 0.999
+
+
+@dataclass(frozen=True, slots=True)
+class PieceValue:
+    """A piece's derived value with the facts it was derived from (shown by `/rules`)."""
+
+    piece_id: str
+    letters: str
+    name: str
+    value: int  # centipawns; 0 for a royal piece
+    mobility: float
+    pawn_class: bool
+    board_share: float
+    forward_share: float
+
+
+def _weighted_targets(sm: SquareMoves) -> list[tuple[int, float, int]]:
+    """(destination, weight, mode) of every entry of a square's move table."""
+    out: list[tuple[int, float, int]] = []
+    for d, _c, mode in sm.leaps:
+        out.append((d, 1.0, mode))
+    for pairs in sm.slides:
+        w = 1.0
+        for d, _c in pairs:
+            out.append((d, w, MOVE | CAPTURE))
+            w *= OPEN
+    for pairs, mode, mfrom, cfrom in sm.rays:
+        w = 1.0
+        for i, (d, _c) in enumerate(pairs):
+            m = (mode & MOVE if i >= mfrom else 0) | (mode & CAPTURE if i >= cfrom else 0)
+            if m:
+                out.append((d, w, m))
+            w *= OPEN
+    for pairs, mode in sm.hops:
+        # Landing on the i-th square (0-based) needs exactly one piece among the i before it.
+        for i, (d, _c) in enumerate(pairs):
+            if i:
+                out.append((d, i * (1 - OPEN) * OPEN ** (i - 1), mode))
+    for d, _c, mode, alts in sm.lames:
+        blocked = 1.0
+        for alt in alts:
+            blocked *= 1 - OPEN ** len(alt)
+        out.append((d, 1 - blocked, mode))
+    return out
+
+
+def reach(geo: Geometry, components: tuple[Component, ...]) -> Reach:
+    """Weighted reach of a White piece with these components on an empty board of `geo`.
+    Initial-only and once-per-game moves are left out: they are not what a piece is worth."""
+    comps = tuple(c for c in components if not c.initial)
+    size = geo.size
+    moves = captures = forward = backward = 0.0
+    per_square: list[float] = []
+    neighbours: list[set[int]] = [set() for _ in range(size)]
+    for o in range(size):
+        sm = compile_square(geo, comps, (), 0, o)
+        oy = geo.rank_of(o)
+        here = 0.0
+        # Two ways to one square (a circular rider both ways round, Q and AD) count as the
+        # chance that either is open, not twice.
+        closed: dict[tuple[int, int], float] = {}
+        for d, w, mode in _weighted_targets(sm):
+            for m in (MOVE, CAPTURE):
+                if mode & m:
+                    closed[d, m] = closed.get((d, m), 1.0) * (1 - w)
+        for (d, mode), shut in closed.items():
+            w = 1 - shut
+            if mode & MOVE:
+                moves += w
+                here += w / 2
+            if mode & CAPTURE:
+                captures += w
+                here += w / 2
+            dy = geo.rank_of(d) - oy
+            if dy > 0:
+                forward += w
+            elif dy < 0:
+                backward += w
+            neighbours[o].add(d)
+            neighbours[d].add(o)
+        per_square.append(here)
+    # The share of the board reachable from a square, moving back and forth (colour binding).
+    component_size = [0] * size
+    for s in range(size):
+        if component_size[s]:
+            continue
+        members = [s]
+        seen = {s}
+        i = 0
+        while i < len(members):
+            for n in neighbours[members[i]]:
+                if n not in seen:
+                    seen.add(n)
+                    members.append(n)
+            i += 1
+        for m in members:
+            component_size[m] = len(members)
+    total = forward + backward
+    return Reach(
+        moves=moves / size,
+        captures=captures / size,
+        forward_share=(forward - backward) / total if total else 0.0,
+        board_share=sum(component_size) / size / size,
+        per_square=tuple(per_square),
+    )
+
+
+def _raw_piece_worth(r: Reach) -> float:
+    forward = 1 - 0.5 * max(0.0, r.forward_share)
+    return float(r.mobility * forward * r.board_share**BOUND)
+
+
+def is_pawn_class(piece: PieceType, r: Reach) -> bool:
+    """Forward-only pieces that promote are measured against the Pawn."""
+    return piece.promotion is not None and not r.moves_backward and not piece.royal
+
+
+class VariantValues:
+    """Every piece's reach and value in one variant (computed once per variant)."""
+
+    def __init__(self, variant: Variant) -> None:
+        geo = variant.geometry
+        self.variant = variant
+        self.reach: dict[str, Reach] = {p.id: reach(geo, p.components) for p in variant.pieces}
+        knight = _raw_piece_worth(reach(geo, _KNIGHT_COMPONENTS))
+        pawn = reach(geo, _PAWN_COMPONENTS).pawn_mobility
+        own: dict[str, float] = {}
+        for p in variant.pieces:
+            r = self.reach[p.id]
+            if p.royal:
+                own[p.id] = 0.0
+            elif is_pawn_class(p, r):
+                own[p.id] = PAWN * (r.pawn_mobility / pawn) ** EXPONENT
+            else:
+                own[p.id] = KNIGHT * (_raw_piece_worth(r) / knight) ** EXPONENT
+        self.values: dict[str, int] = {}
+        for p in variant.pieces:
+            v = own[p.id]
+            if p.flip and p.flip != p.id:
+                v = (v + own[p.flip]) / 2
+            self.values[p.id] = round(v)
+
+    def table(self) -> tuple[PieceValue, ...]:
+        out = []
+        for p in self.variant.pieces:
+            r = self.reach[p.id]
+            out.append(
+                PieceValue(
+                    piece_id=p.id,
+                    letters=p.letters,
+                    name=p.name,
+                    value=self.values[p.id],
+                    mobility=r.mobility,
+                    pawn_class=is_pawn_class(p, r),
+                    board_share=r.board_share,
+                    forward_share=r.forward_share,
+                )
+            )
+        return tuple(out)
+
+
+_CACHE: OrderedDict[int, tuple[Variant, VariantValues]] = OrderedDict()
+_CACHE_SIZE = 32
+
+
+def variant_values(variant: Variant) -> VariantValues:
+    """The values of a variant, cached per variant object (a few recent ones)."""
+    key = id(variant)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is variant:
+        _CACHE.move_to_end(key)
+        return hit[1]
+    values = VariantValues(variant)
+    _CACHE[key] = (variant, values)
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return values
+
+
+def piece_values(variant: Variant) -> tuple[PieceValue, ...]:
+    """Each piece's value in centipawns and what it was derived from, in variant order."""
+    return variant_values(variant).table()
+
+
+__all__ = [
+    "PieceValue",
+    "Reach",
+    "VariantValues",
+    "is_pawn_class",
+    "piece_values",
+    "reach",
+    "variant_values",
+]

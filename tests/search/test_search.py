@@ -1,0 +1,222 @@
+"""The search: always a legal move, never past its budget, endings scored by the rules."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.game import Game
+from rules.outcome import Outcome, Termination
+from rules.position import Position
+from rules.postext import parse_position
+from rules.variant import variant_ids
+from search.evaluate import TEMPO, eval_tables, evaluate
+from search.levels import LEVELS, level
+from search.play import best_move, history_hashes, think
+from search.searcher import MATE, STALEMATE_POINTS, Limits, Searcher, mate_in, outcome_score
+from search.tt import EXACT, LOWER, UPPER, pack, unpack
+
+
+def random_game(variant: str, plies: int, seed: int) -> Game:
+    """A game of `plies` random moves (fewer if it ends first)."""
+    rng = random.Random(seed)
+    game = Game.new(variant)
+    for _ in range(plies):
+        if game.outcome() is not None:
+            break
+        codes = game.position.legal_codes()
+        game.play_move(game.position.to_move(rng.choice(codes)))
+    return game
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    variant=st.sampled_from(variant_ids()),
+    plies=st.integers(min_value=0, max_value=80),
+    seed=st.integers(min_value=0, max_value=2**32),
+    budget=st.integers(min_value=1, max_value=3_000),
+)
+def test_a_legal_move_within_the_node_budget(
+    variant: str, plies: int, seed: int, budget: int
+) -> None:
+    """Random positions of every variant and any budget, however small: the move is legal
+    and the search never counts more nodes than it was given."""
+    game = random_game(variant, plies, seed)
+    result = think(game, Limits(nodes=budget))
+    legal = game.position.legal_codes() if game.outcome() is None else []
+    if not legal:
+        assert result.move is None
+    else:
+        assert result.move in legal
+        assert all(isinstance(c, int) for c in result.pv)
+    assert result.nodes <= budget
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    variant=st.sampled_from(variant_ids()),
+    plies=st.integers(min_value=0, max_value=60),
+    seed=st.integers(min_value=0, max_value=2**32),
+    level_number=st.sampled_from(sorted(LEVELS)),
+)
+def test_every_level_plays_a_legal_move(
+    variant: str, plies: int, seed: int, level_number: int
+) -> None:
+    """The move comes back in notation that the rules engine plays, at every level (its
+    node budget cut down so the test stays quick)."""
+    game = random_game(variant, plies, seed)
+    choice = best_move(game, level_number, nodes=1_500, movetime=math.inf, seed=seed)
+    if game.outcome() is not None:
+        assert choice is None
+        return
+    assert choice is not None
+    assert choice.nodes <= 1_500
+    game.play(choice.notation)
+    assert game.history[-1].coordinates == choice.coordinates
+
+
+def test_the_principal_variation_is_a_legal_line() -> None:
+    game = random_game("grand", 20, 7)
+    result = think(game, Limits(depth=4))
+    pos = game.position.copy()
+    for c in result.pv:
+        assert c in pos.legal_codes()
+        pos.push_code(c)
+
+
+def test_cancelling_stops_the_search_with_a_legal_move() -> None:
+    game = random_game("bigorra", 30, 3)
+    calls = 0
+
+    def stop() -> bool:
+        nonlocal calls
+        calls += 1
+        return calls > 3
+
+    result = think(game, Limits(depth=64), should_stop=stop)
+    assert result.move in game.position.legal_codes()
+    assert result.nodes < 10_000
+
+
+def test_the_incremental_evaluation_equals_a_fresh_count() -> None:
+    """Every variant, random moves made and unmade through the search: the running
+    middle-game/ending/phase sums always equal a count from scratch."""
+    rng = random.Random(5)
+    for variant in variant_ids():
+        searcher = Searcher(Position.start(variant))
+        et = searcher.et
+        saved = []
+        for _ply in range(60):
+            codes = searcher.pos.legal_codes()
+            if not codes:
+                break
+            saved.append((searcher.mg, searcher.eg, searcher.ph))
+            searcher._push(rng.choice(codes))
+            assert (searcher.mg, searcher.eg, searcher.ph) == et.board_terms(searcher.pos), variant
+        while saved:
+            searcher._pop(saved.pop())
+            assert (searcher.mg, searcher.eg, searcher.ph) == et.board_terms(searcher.pos), variant
+
+
+@pytest.mark.parametrize("variant", variant_ids())
+def test_the_start_is_level(variant: str) -> None:
+    """Both sides' arrays are worth the same: the start position scores the tempo only."""
+    assert evaluate(Position.start(variant)) == TEMPO
+
+
+def test_a_piece_up_scores_about_its_value() -> None:
+    level_pos = parse_position("chess", "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1")
+    rook_up = parse_position("chess", "4k3/pppppppp/8/8/8/8/PPPPPPPP/R3K3 w - - 0 1")
+    gain = evaluate(rook_up) - evaluate(level_pos)
+    assert 400 < gain < 700
+
+
+def test_a_losing_side_takes_a_repetition() -> None:
+    """Black, a Rook down, can bring about a position already seen: a draw by repetition
+    is worth more than the loss, and the search knows the game's history."""
+    game = Game.from_position_text("chess", "4k3/8/8/8/8/8/R7/K7 b - - 0 1")
+    first = think(game, Limits(depth=3))
+    assert first.score < -300
+    assert len(game.position.legal_codes()) == 5
+    # Pretend the position after Ke8-d7 was seen before: that move now draws.
+    after = game.position.copy()
+    target = next(c for c in after.legal_codes() if after.to_move(c).target.name == "d7")
+    after.push_code(target)
+    searcher = Searcher(game.position, history=[*history_hashes(game), after.hash])
+    result = searcher.search(Limits(depth=3))
+    assert result.move == target
+    assert result.score == 0
+
+
+def test_the_move_rule_draws() -> None:
+    """On the 99th quiet ply the lone King's next move ends the game by the 50-move rule."""
+    game = Game.from_position_text("chess", "7k/8/8/8/8/8/6R1/K7 b - - 99 80")
+    result = think(game, Limits(depth=3))
+    assert result.score == 0
+
+
+def test_stalemate_on_points_is_a_small_sure_win() -> None:
+    outcome = Outcome(Termination.STALEMATE_POINTS, winner=0)
+    assert outcome_score(outcome, 0, 3) == STALEMATE_POINTS
+    assert outcome_score(outcome, 1, 3) == -STALEMATE_POINTS
+    assert outcome_score(Outcome(Termination.CHECKMATE, winner=1), 0, 4) == -MATE + 4
+    assert outcome_score(Outcome(Termination.STALEMATE, winner=None), 0, 2) == 0
+
+
+def test_mate_scores_read_as_moves() -> None:
+    assert mate_in(MATE - 1) == 1
+    assert mate_in(MATE - 3) == 2
+    assert mate_in(-MATE + 2) == -1
+    assert mate_in(250) is None
+
+
+def test_a_mated_side_has_no_move() -> None:
+    game = Game.from_position_text("chess", "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
+    assert game.outcome() is not None
+    assert best_move(game, 4) is None
+    result = think(game, Limits(depth=2))
+    assert result.move is None
+    assert result.score == -MATE
+
+
+def test_the_low_levels_choose_among_near_moves_reproducibly() -> None:
+    game = random_game("chess", 6, 11)
+    first = best_move(game, 1, movetime=math.inf, seed=42)
+    again = best_move(game, 1, movetime=math.inf, seed=42)
+    assert first is not None and again is not None
+    assert first.notation == again.notation
+    seen = {
+        choice.notation
+        for seed in range(12)
+        if (choice := best_move(game, 1, movetime=math.inf, seed=seed)) is not None
+    }
+    assert len(seen) > 1  # level 1 does not always play the same move
+
+
+def test_level_bounds() -> None:
+    assert level(1).margin > level(4).margin > level(6).margin == 0
+    with pytest.raises(ValueError, match="levels run from 1 to 8"):
+        level(9)
+
+
+@given(
+    move=st.integers(min_value=0, max_value=(1 << 31) - 1),
+    score=st.integers(min_value=-MATE, max_value=MATE),
+    depth=st.integers(min_value=0, max_value=127),
+    flag=st.sampled_from([EXACT, LOWER, UPPER]),
+)
+def test_table_entries_round_trip(move: int, score: int, depth: int, flag: int) -> None:
+    assert unpack(pack(move, score, depth, flag)) == (move, score, depth, flag)
+
+
+def test_evaluation_tables_are_cached_per_variant() -> None:
+    pos = Position.start("grand")
+    assert eval_tables(pos.t) is eval_tables(Position.start("grand").t)
