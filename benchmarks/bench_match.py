@@ -4,9 +4,9 @@
    catalogue, at a fixed node budget per move (goals: 100% and 90% or more).
 2. Against Fairy-Stockfish over UCI at fixed Skill Levels and the same time per move, in
    the variants both engines play: chess, Grand Chess, and Capablanca Chess and Shako as
-   players' variant files (benchmarks/variants/). Goal: an even score against Skill Level
-   0 at one second a move in chess and Grand. Fairy-Stockfish is Debian's package; without
-   it the rows say how to install it.
+   players' variant files (docs/examples/, read as a guild's would be). Goal: an even score
+   against Skill Level 0 at one second a move in chess and Grand. Fairy-Stockfish is
+   Debian's package; without it the rows say how to install it.
 
 `benchmarks/match.py` plays the games (pairs from one opening, colours swapped; adjudication
 only against Fairy-Stockfish). The game counts are small by default so that `make bench`
@@ -78,7 +78,6 @@ def run(quick: bool = False) -> list[Row]:
         goal = "100%" if opponent_kind == "random" else "≥ 90%"
         for i, variant_id in enumerate(families):
             variant = load_match_variant(variant_id)
-            assert variant is not None
             engine = EnginePlayer(weak_limits, "Fairy Post", table_mb=4)
             opponent = RandomPlayer(i) if opponent_kind == "random" else GreedyPlayer(i)
             result = match(
@@ -100,17 +99,6 @@ def fsf_rows(quick: bool, games: int, skills: list[int], variants: list[str]) ->
     for variant_id in variants[:1] if quick else variants:
         name, letters = FSF_MATCHES[variant_id]
         variant = load_match_variant(variant_id)
-        if variant is None:
-            rows.append(
-                Row(
-                    section,
-                    f"{variant_id}: not played",
-                    "",
-                    "",
-                    "players' variant files not readable yet",
-                )
-            )
-            continue
         for skill in skills:
             try:
                 uci = UciEngine(path, {"Threads": "1", "Hash": "16"})

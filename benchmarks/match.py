@@ -20,13 +20,13 @@ from pathlib import Path
 from benchmarks.uci import UciEngine
 from rules.game import Game
 from rules.notation import coordinates
-from rules.variant import Variant, load_variant, variant_ids
+from rules.variant import Variant, load_definition, load_variant, variant_ids
 from search.evaluate import eval_tables
 from search.play import think
 from search.searcher import MATE_BOUND, Limits
 from search.tt import TranspositionTable
 
-VARIANT_FILES = Path(__file__).resolve().parent / "variants"
+VARIANT_FILES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 ADJUDICATE_CP = 1_000
 ADJUDICATE_MOVES = 3
 
@@ -196,18 +196,13 @@ class MatchResult:
         return ", ".join(f"{n}× {reason}" for reason, n in counts.most_common())
 
 
-def load_match_variant(name: str) -> Variant | None:
-    """A built-in variant, or one of the player's files in benchmarks/variants (Capablanca,
-    Shako) when the rules engine can read players' files; None when it cannot yet."""
+def load_match_variant(name: str) -> Variant:
+    """A built-in variant, or one of the players' variant files of docs/examples
+    (Capablanca, Shako): the engine reads them as it reads any guild's variant."""
     if name in variant_ids():
         return load_variant(name)
     path = VARIANT_FILES / f"{name}.toml"
-    try:
-        from rules.variant import load_definition  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    variant: Variant = load_definition(path.read_text(encoding="utf-8"), source=path.name)
-    return variant
+    return load_definition(path.read_text(encoding="utf-8"), source=path.name)
 
 
 def play_game(

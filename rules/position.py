@@ -1163,18 +1163,9 @@ class Position:
         """The result if the game has ended by rule in this position (spec §4.7)."""
         v = self.variant
         side = self.side
-        if v.goal == "royal-capture" and self.kings[side] < 0:
-            return Outcome(Termination.ROYAL_CAPTURE, winner=side ^ 1)
-        if self.placing:
-            return None
-        if v.zone is not None:
-            reached = self._zone_reached()
-            if reached is not None:
-                return Outcome(Termination.GOAL, winner=reached)
-        if v.bare_king:
-            ended = self._bare_king()
-            if ended is not None:
-                return ended
+        ended = self.decided()
+        if ended is not None or self.placing:
+            return ended
         if legal is None:
             legal = self.legal_codes()
         if not legal:
@@ -1191,6 +1182,23 @@ class Position:
             return Outcome(Termination.MOVE_RULE, winner=None, detail=v.move_rule)
         if v.insufficient_material and self._insufficient():
             return Outcome(Termination.INSUFFICIENT_MATERIAL, winner=None)
+        return None
+
+    def decided(self) -> Outcome | None:
+        """The endings the board shows without listing a move or looking at the history: a
+        captured royal piece, a goal zone reached, a bare King (the search asks this at every
+        node; `outcome` asks it first)."""
+        v = self.variant
+        if v.goal == "royal-capture" and self.kings[self.side] < 0:
+            return Outcome(Termination.ROYAL_CAPTURE, winner=self.side ^ 1)
+        if self.placing:
+            return None
+        if v.zone is not None:
+            reached = self._zone_reached()
+            if reached is not None:
+                return Outcome(Termination.GOAL, winner=reached)
+        if v.bare_king:
+            return self._bare_king()
         return None
 
     def _zone_reached(self) -> int | None:

@@ -62,7 +62,9 @@ class EvalTables:
             self.royal[code] = piece.royal
             self.phase[code] = 0 if (pawn or piece.royal) else value
             self.attack[code] = 0 if (pawn or piece.royal) else int(value * ATTACK_SHARE)
-            self.hand[code] = int(value * HAND_BONUS)
+            # S-Chess keeps its reserve in hand, but a piece there enters only by gating.
+            share = RESERVE_SHARE if variant.reserve_in_hand else HAND_BONUS
+            self.hand[code] = int(value * share)
             self.reserve[code] = int(value * RESERVE_SHARE)
             per = reach.per_square
             avg = sum(per) / len(per) if per else 0.0
@@ -112,7 +114,7 @@ class EvalTables:
             self.zone.append(tuple(around))
         self.codes = tuple(range(2, ncodes))
         self.side_codes = tables.side_codes
-        self.has_hands = variant.captures_to_hand
+        self.has_hands = variant.captures_to_hand or variant.reserve_in_hand
         self.has_reserve = bool(variant.reserve)
 
     # ------------------------------------------------------------------ whole position

@@ -26,7 +26,17 @@ from rules.outcome import Outcome
 from rules.position import Position
 from rules.tables import MC
 from search.evaluate import EvalTables, eval_tables
-from search.tt import EXACT, LOWER, MOVE_MASK, SCORE_OFFSET, UPPER, TranspositionTable, pack
+from search.tt import (
+    DEPTH_SHIFT,
+    EXACT,
+    FLAG_SHIFT,
+    LOWER,
+    SCORE_MASK,
+    SCORE_OFFSET,
+    UPPER,
+    TranspositionTable,
+    pack,
+)
 
 INF = 1_000_000
 MATE = 100_000
@@ -43,6 +53,7 @@ CHECK_EVERY = 512  # nodes between two looks at the clock
 KIND_SHIFT = MC.KIND_SHIFT
 PROMO_SHIFT = MC.PROMO_SHIFT
 NORMAL_KIND, EP_KIND = MC.NORMAL, MC.EP
+GATED = MC.GATED  # S-Chess: a piece from the hand enters the square left (slow path)
 
 
 class Stop(Exception):
@@ -135,6 +146,8 @@ class Searcher:
         self.et = evaluation or eval_tables(pos.t)
         self.tt = tt or TranspositionTable(4)
         self.royal_capture = variant.goal == "royal-capture"
+        # Endings that come with legal moves still available (a goal zone, a bare King).
+        self.board_endings = variant.zone is not None or variant.bare_king
         self.move_rule_plies = 2 * variant.move_rule if variant.move_rule else 1 << 30
         self.rep: dict[int, int] = {}
         for h in history:
@@ -169,7 +182,7 @@ class Searcher:
 
     def _push(self, c: int) -> None:
         pos = self.pos
-        if not (c >> KIND_SHIFT) & 7 and not pos.gates[pos.side]:
+        if c < GATED and not (c >> KIND_SHIFT) & 7 and not pos.gates[pos.side]:
             board = pos.board
             o = c & 0xFF
             d = (c >> 8) & 0xFF
@@ -248,7 +261,8 @@ class Searcher:
     # ------------------------------------------------------------------ endings
 
     def _no_moves(self, ply: int) -> int:
-        """The side to move has no legal move: the rules engine says how that ends."""
+        """The side to move has no legal move (or the game is decided): the rules engine
+        says how that ends."""
         return outcome_score(self.pos.outcome([]), self.pos.side, ply)
 
     # ------------------------------------------------------------------ the search
@@ -260,6 +274,10 @@ class Searcher:
         pos = self.pos
         if self.royal_capture and pos.kings[pos.side] < 0:
             return -MATE + ply
+        if self.board_endings:
+            ended = pos.decided()
+            if ended is not None:
+                return outcome_score(ended, pos.side, ply)
         if pos.halfmove >= self.move_rule_plies or self.rep.get(pos.hash, 0) > 1:
             return DRAW
         if depth <= 0 or ply >= MAX_PLY:
@@ -275,15 +293,15 @@ class Searcher:
         slot = key & tt.mask
         hmove = 0
         if tt.keys[slot] == key:
-            word = tt.data[slot]
-            hmove = word & MOVE_MASK
-            if not pv_node and (word >> 51) & 0x7F >= depth:
-                s = ((word >> 31) & 0xFFFFF) - SCORE_OFFSET
+            hmove = tt.moves[slot]
+            word = tt.info[slot]
+            if not pv_node and (word >> DEPTH_SHIFT) & 0x7F >= depth:
+                s = (word & SCORE_MASK) - SCORE_OFFSET
                 if s >= MATE_BOUND:
                     s -= ply
                 elif s <= -MATE_BOUND:
                     s += ply
-                flag = word >> 58
+                flag = word >> FLAG_SHIFT
                 if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
                     return s
         moves = pos.legal_codes()
@@ -355,7 +373,8 @@ class Searcher:
         elif stored <= -MATE_BOUND:
             stored -= ply
         tt.keys[slot] = key
-        tt.data[slot] = pack(best_move, stored, depth, flag)
+        tt.moves[slot] = best_move
+        tt.info[slot] = pack(stored, depth, flag)
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, in_check: bool, qply: int) -> int:
@@ -365,6 +384,10 @@ class Searcher:
         pos = self.pos
         if self.royal_capture and pos.kings[pos.side] < 0:
             return -MATE + ply
+        if self.board_endings:
+            ended = pos.decided()
+            if ended is not None:
+                return outcome_score(ended, pos.side, ply)
         if ply >= MAX_PLY:
             return self.static()
         board = pos.board
@@ -440,7 +463,7 @@ class Searcher:
         self.deadline = self.start + limits.movetime if limits.movetime is not None else math.inf
         self.should_stop = should_stop
         moves = pos.legal_codes()
-        if self.royal_capture and pos.kings[pos.side] < 0:
+        if pos.decided() is not None:
             moves = []
         if not moves:
             return SearchResult(None, self._no_moves(0), 0, 0, 0.0)
@@ -555,9 +578,7 @@ class Searcher:
         self._improved = None
         self._completed_exact = self._exact
         key = pos.hash ^ (pos.t.z_ep[pos.ep] if pos.ep >= 0 else 0)
-        slot = key & self.tt.mask
-        self.tt.keys[slot] = key
-        self.tt.data[slot] = pack(best_move, best, depth, EXACT)
+        self.tt.store(key, best_move, best, depth, EXACT)
         return best_move, best
 
     def _pv(self, first: int, depth: int) -> tuple[int, ...]:
@@ -575,7 +596,7 @@ class Searcher:
                 slot = key & self.tt.mask
                 if self.tt.keys[slot] != key:
                     break
-                move = self.tt.data[slot] & MOVE_MASK
+                move = self.tt.moves[slot]
                 if not move or move not in pos.legal_codes():
                     break
                 pos.push_code(move, False)

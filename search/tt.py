@@ -1,5 +1,6 @@
-"""A fixed-size transposition table: two arrays of 64-bit words, so its memory is known
-in advance (16 bytes an entry) and never grows, however long the search."""
+"""A fixed-size transposition table: three arrays of 64-bit words (key, move, and score,
+depth and bound packed together), so its memory is known in advance (24 bytes an entry)
+and never grows, however long the search."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from array import array
 
 EXACT, LOWER, UPPER = 1, 2, 3
 SCORE_OFFSET = 1 << 19
-MOVE_MASK = (1 << 31) - 1
-ENTRY_BYTES = 16
+SCORE_MASK = (1 << 20) - 1
+DEPTH_SHIFT = 20
+FLAG_SHIFT = 27
+ENTRY_BYTES = 24
 
 
 class TranspositionTable:
@@ -22,7 +25,8 @@ class TranspositionTable:
         self.size = entries
         self.mask = entries - 1
         self.keys = array("Q", bytes(8 * entries))
-        self.data = array("Q", bytes(8 * entries))
+        self.moves = array("Q", bytes(8 * entries))
+        self.info = array("Q", bytes(8 * entries))
 
     @property
     def megabytes(self) -> float:
@@ -30,34 +34,27 @@ class TranspositionTable:
 
     def clear(self) -> None:
         self.keys = array("Q", bytes(8 * self.size))
-        self.data = array("Q", bytes(8 * self.size))
+        self.moves = array("Q", bytes(8 * self.size))
+        self.info = array("Q", bytes(8 * self.size))
 
     def store(self, key: int, move: int, score: int, depth: int, flag: int) -> None:
         i = key & self.mask
         self.keys[i] = key
-        self.data[i] = pack(move, score, depth, flag)
+        self.moves[i] = move
+        self.info[i] = pack(score, depth, flag)
 
     def probe(self, key: int) -> tuple[int, int, int, int] | None:
         """(move, score, depth, flag) stored for `key`, or None."""
         i = key & self.mask
         if self.keys[i] != key:
             return None
-        return unpack(self.data[i])
+        return (self.moves[i], *unpack(self.info[i]))
 
 
-def pack(move: int, score: int, depth: int, flag: int) -> int:
-    return (
-        (move & MOVE_MASK)
-        | (score + SCORE_OFFSET) << 31
-        | (max(0, min(depth, 127))) << 51
-        | flag << 58
-    )
+def pack(score: int, depth: int, flag: int) -> int:
+    return (score + SCORE_OFFSET) | max(0, min(depth, 127)) << DEPTH_SHIFT | flag << FLAG_SHIFT
 
 
-def unpack(word: int) -> tuple[int, int, int, int]:
-    return (
-        word & MOVE_MASK,
-        ((word >> 31) & 0xFFFFF) - SCORE_OFFSET,
-        (word >> 51) & 0x7F,
-        word >> 58,
-    )
+def unpack(word: int) -> tuple[int, int, int]:
+    """(score, depth, flag)."""
+    return (word & SCORE_MASK) - SCORE_OFFSET, (word >> DEPTH_SHIFT) & 0x7F, word >> FLAG_SHIFT

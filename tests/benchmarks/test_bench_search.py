@@ -56,11 +56,10 @@ def test_greedy_takes_the_biggest_piece() -> None:
     assert GreedyPlayer(0).choose(game).move == "e4d5"
 
 
-def test_players_variant_files_are_found_or_reported() -> None:
-    assert load_match_variant("chess") is not None
-    capablanca = load_match_variant("capablanca")  # None until players' files can be read
-    if capablanca is not None:
-        assert capablanca.geometry.files == 10
+def test_players_variant_files_are_read_like_a_guilds() -> None:
+    assert load_match_variant("chess").id == "chess"
+    assert load_match_variant("capablanca").geometry.files == 10
+    assert load_match_variant("shako").digest  # a player's definition, pinned by its hash
 
 
 @pytest.mark.skipif(find_engine() is None, reason="Fairy-Stockfish is not installed")

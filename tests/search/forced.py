@@ -38,6 +38,8 @@ def _wins_after(pos: Position, c: int, side: int, n: int) -> bool:
         for reply in pos.legal_codes():
             pos.push_code(reply)
             try:
+                if _full_win_for(pos, side):  # a bare King is claimed after the reply
+                    continue
                 if pos.outcome() is not None:  # the defence ended the game: no win for us
                     return False
                 if not wins_within(pos, n - 1):

@@ -18,7 +18,7 @@ from search.evaluate import TEMPO, eval_tables, evaluate
 from search.levels import LEVELS, level
 from search.play import best_move, history_hashes, think
 from search.searcher import MATE, STALEMATE_POINTS, Limits, Searcher, mate_in, outcome_score
-from search.tt import EXACT, LOWER, UPPER, pack, unpack
+from search.tt import EXACT, LOWER, UPPER, TranspositionTable, pack, unpack
 
 
 def random_game(variant: str, plies: int, seed: int) -> Game:
@@ -208,13 +208,18 @@ def test_level_bounds() -> None:
 
 
 @given(
-    move=st.integers(min_value=0, max_value=(1 << 31) - 1),
+    move=st.integers(min_value=0, max_value=(1 << 48) - 1),
     score=st.integers(min_value=-MATE, max_value=MATE),
     depth=st.integers(min_value=0, max_value=127),
     flag=st.sampled_from([EXACT, LOWER, UPPER]),
+    key=st.integers(min_value=1, max_value=(1 << 64) - 1),
 )
-def test_table_entries_round_trip(move: int, score: int, depth: int, flag: int) -> None:
-    assert unpack(pack(move, score, depth, flag)) == (move, score, depth, flag)
+def test_table_entries_round_trip(move: int, score: int, depth: int, flag: int, key: int) -> None:
+    assert unpack(pack(score, depth, flag)) == (score, depth, flag)
+    table = TranspositionTable(0.01)
+    table.store(key, move, score, depth, flag)
+    assert table.probe(key) == (move, score, depth, flag)
+    assert table.probe(key ^ (1 << 63)) is None
 
 
 def test_evaluation_tables_are_cached_per_variant() -> None:
