@@ -1,4 +1,5 @@
-"""Fixtures for the service tests: real storage on a temporary file, a manual clock."""
+"""Fixtures for the service tests: real storage on both backends (a temporary SQLite file, a
+PostgreSQL schema of the test's own), a manual clock."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from bot.service import GameService, ManualClock
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.models import UserRef
 from storage import Storage
+from tests.postgres import temporary_schema
 
 ANN = UserRef(101, "Ann")
 BOB = UserRef(102, "Bob")
@@ -25,11 +27,20 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """An empty database on each backend: the service tests are the widest use of storage's
+    SQL, so they run on both."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "fairypost.sqlite3")
+        return
+    async with temporary_schema() as url:
+        yield url
+
+
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    store = await Storage.open(
-        tmp_path / "fairypost.sqlite3", engine=STORAGE_ENGINE, rng=random.Random(7)
-    )
+async def storage(db_target: str) -> AsyncIterator[Storage]:
+    store = await Storage.open(db_target, engine=STORAGE_ENGINE, rng=random.Random(7))
     try:
         yield store
     finally:

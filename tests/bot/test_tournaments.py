@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -30,11 +29,11 @@ def people(n: int) -> list[UserRef]:
 class World:
     """Storage and services over one database file, reopened at will (a restart)."""
 
-    def __init__(self, path: Path, clock: ManualClock) -> None:
-        self.path, self.clock = path, clock
+    def __init__(self, target: str, clock: ManualClock) -> None:
+        self.target, self.clock = target, clock
 
     async def open(self) -> None:
-        self.storage = await Storage.open(self.path, engine=STORAGE_ENGINE, rng=random.Random(1))
+        self.storage = await Storage.open(self.target, engine=STORAGE_ENGINE, rng=random.Random(1))
         self.games = GameService(self.storage, clock=self.clock)
         self.tournaments = TournamentService(self.games, rng=random.Random(2))
         self.timers = TimerService(self.games)
@@ -70,9 +69,9 @@ async def posts(world: World, tid: int) -> Counter[tuple[str, int]]:
     return Counter((r[0], r[1]) for r in rows)
 
 
-async def test_round_robin_of_six(tmp_path: Path) -> None:
+async def test_round_robin_of_six(db_target: str) -> None:
     clock = ManualClock()
-    world = World(tmp_path / "rr.sqlite3", clock)
+    world = World(db_target, clock)
     await world.open()
     rng = random.Random(6)
     view = await world.tournaments.create(
@@ -130,9 +129,9 @@ async def test_round_robin_of_six(tmp_path: Path) -> None:
     await world.storage.close()
 
 
-async def test_swiss_of_nine_in_four_rounds(tmp_path: Path) -> None:
+async def test_swiss_of_nine_in_four_rounds(db_target: str) -> None:
     clock = ManualClock()
-    world = World(tmp_path / "swiss.sqlite3", clock)
+    world = World(db_target, clock)
     await world.open()
     rng = random.Random(9)
     view = await world.tournaments.create(
