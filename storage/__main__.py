@@ -1,4 +1,5 @@
-"""Operator commands: `python -m storage backup PATH`, `check` and `migrate`.
+"""Operator commands: `python -m storage backup PATH`, `check`, `migrate` and
+`copy SOURCE TARGET`.
 
 The database is `--db PATH_OR_URL`, else FAIRYPOST_DB from the environment or the environment
 file (read by the bot's one configuration loader, `bot.config`), else `data/fairypost.sqlite3`:
@@ -18,6 +19,7 @@ from typing import TextIO, cast
 
 from storage.backup import backup_database
 from storage.check import check_database
+from storage.copy import copy_database
 from storage.db import parse_target
 from storage.engine import Engine, Replayer
 from storage.errors import EngineUnavailableError, InvalidValueError, StorageError
@@ -76,6 +78,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--all", action="store_true", help="replay finished games too")
     sub.add_parser("migrate", parents=[common], help="bring the schema up to date")
+    copy = sub.add_parser(
+        "copy",
+        help="copy a whole database into an empty one (SQLite to PostgreSQL or back), "
+        "verified by counts and by replaying every active game; stop the bots first",
+    )
+    copy.add_argument("source", help="the database to copy (file or postgresql:// URL)")
+    copy.add_argument("target", help="an empty database to copy into (file or URL)")
     return parser
 
 
@@ -107,6 +116,8 @@ def main(
             return 0
         if args.command == "migrate":
             return asyncio.run(_migrate(db, stdout))
+        if args.command == "copy":
+            return asyncio.run(_copy(args.source, args.target, engine_loader, stdout))
         return asyncio.run(_check(db, engine_loader, bool(args.all), stdout))
     except StorageError as exc:
         print(f"error: {exc}", file=stderr)
@@ -117,6 +128,16 @@ async def _migrate(db: str, out: TextIO) -> int:
     async with await Storage.open(db, create=False) as storage:
         print(f"{storage.target} is at schema version {await storage.schema_version()}", file=out)
     return 0
+
+
+async def _copy(source: str, target: str, engine_loader: EngineLoader, out: TextIO) -> int:
+    engine = engine_loader()
+    report = await copy_database(
+        source, target, engine=engine, say=lambda line: print(line, file=out, flush=True)
+    )
+    for line in report.lines():
+        print(line, file=out)
+    return 0 if report.ok else 1
 
 
 async def _check(db: str, engine_loader: EngineLoader, all_games: bool, out: TextIO) -> int:
