@@ -176,8 +176,10 @@ async def test_two_players_play_chess_in_the_browser(local: Local) -> None:
     await _expect(picture).to_have_attribute("alt", re.compile("Chess board"), timeout=WAIT_MS)
 
     # bob accepts with the button; the game's thread opens.
+    # bob accepts with the keyboard alone: focus the button, press Enter.
     await switch_user(page, "bob")
-    await challenge.locator("button", has_text="Accept").click()
+    await challenge.locator("button", has_text="Accept").focus()
+    await page.keyboard.press("Enter")
     await _expect(challenge).to_contain_text("Accepted by bob", timeout=WAIT_MS)
     await challenge.locator("a.channel-link").first.click()
     await _expect(page.locator("#channel-title")).to_have_text(
