@@ -10,14 +10,19 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import announce
 from bot.cogs import EXTENSIONS
+from bot.cogs.boards import board_view
 from bot.cogs.common import send_error
-from bot.service import Clock, GameService, SystemClock
+from bot.loops import DueLoop
+from bot.service import Clock, GameService, SystemClock, consequences
+from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.pictures import Pictures, RendererPictures
 from bot.service.timers import TimerService
-from bot.timers import TimerLoop
 from storage import Storage
+from storage.db import parse_target
+from storage.instance import InstanceLock
 
 log = logging.getLogger("fairypost.client")
 
@@ -69,7 +74,12 @@ class FairyPost(commands.AutoShardedBot):
         self._pictures = pictures
         self._storage: Storage | None = None
         self._service: GameService | None = None
-        self._timers: TimerLoop | None = None
+        self._timers: DueLoop | None = None
+        self._effects: DueLoop | None = None
+        self.effect_runner: EffectRunner | None = None
+        target = parse_target(database)
+        # One bot per SQLite file; several processes may share a PostgreSQL database.
+        self._lock = InstanceLock(target.path) if target.path is not None else None
 
     @property
     def storage(self) -> Storage:
@@ -82,15 +92,52 @@ class FairyPost(commands.AutoShardedBot):
         return self._service
 
     @property
-    def timers(self) -> TimerLoop:
+    def timers(self) -> DueLoop:
         assert self._timers is not None, "used before setup_hook"
         return self._timers
 
+    @property
+    def effects(self) -> DueLoop:
+        """The loop carrying out pending effects; `poke()` it after an event."""
+        assert self._effects is not None, "used before setup_hook"
+        return self._effects
+
     async def setup_hook(self) -> None:
+        if self._lock is not None:
+            self._lock.acquire()
         self._storage = await Storage.open(self.database, engine=STORAGE_ENGINE)
         pictures = self._pictures or RendererPictures()
         self._service = GameService(self._storage, clock=self.clock, pictures=pictures)
-        self._timers = TimerLoop(self, TimerService(self._service))
+        registry = EffectRegistry(self._storage)
+        consequences.install(registry, self._service)
+        announce.install(registry, self, self._service, board_view)
+        runner = EffectRunner(registry, self.clock)
+        self.effect_runner = runner
+        exclusive = self._lock is not None and self._lock.held
+
+        async def resume() -> None:
+            await self.wait_until_ready()
+            await runner.resume(exclusive=exclusive)
+
+        self._effects = DueLoop(
+            "effects", runner.run_due, runner.next_due_at, self.clock, before_first_pass=resume
+        )
+        timers = TimerService(self._storage, self.clock, on_game_ended=self._service.game_ended)
+        effects = self._effects
+
+        async def timer_pass() -> int:
+            handled = len(await timers.run_due())
+            if handled:
+                effects.poke()
+            return handled
+
+        self._timers = DueLoop(
+            "timers",
+            timer_pass,
+            timers.next_due_at,
+            self.clock,
+            before_first_pass=self.wait_until_ready,
+        )
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         if self.shard_ids is not None and 0 not in self.shard_ids:
@@ -106,6 +153,7 @@ class FairyPost(commands.AutoShardedBot):
             synced = await self.tree.sync()
             log.info("%d slash commands synced (global)", len(synced))
         self._timers.start()
+        self._effects.start()
 
     async def on_ready(self) -> None:
         shards = "all shards" if self.shard_ids is None else f"shards {self.shard_ids}"
@@ -119,10 +167,13 @@ class FairyPost(commands.AutoShardedBot):
         )
 
     async def close(self) -> None:
-        """Stop the timers, let in-flight writes finish, close the database, disconnect."""
-        if self._timers is not None:
-            await self._timers.stop()
+        """Stop the loops, let in-flight writes finish, close the database, disconnect."""
+        for loop in (self._timers, self._effects):
+            if loop is not None:
+                await loop.stop()
         await super().close()
         if self._storage is not None:
             await self._storage.close()
             self._storage = None
+        if self._lock is not None:
+            self._lock.release()

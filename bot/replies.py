@@ -19,6 +19,7 @@ from storage.errors import (
     ConflictError,
     DeadlinePassedError,
     GameEndedError,
+    GameLostOnTimeError,
     GameMovedOnError,
     NotFoundError,
     RefusedError,
@@ -57,6 +58,8 @@ def refusal(exc: BaseException) -> str | None:
         return _sentence(str(exc))
     if isinstance(exc, ChallengeNotFoundError):
         return "That challenge no longer exists."
+    if isinstance(exc, GameLostOnTimeError):
+        return _sentence(str(exc))
     if isinstance(exc, GameEndedError):
         return "This game is already over."
     if isinstance(exc, DeadlinePassedError):

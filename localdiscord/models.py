@@ -409,6 +409,8 @@ class FakeMessage:
     deleted: bool = False
     reactions: list[str] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    nonce: str | None = None
+    """The nonce the bot sent it with (returned by the create call only, as on Discord)."""
 
     # -- convenience for assertions -------------------------------------------------------
     @property

@@ -139,7 +139,9 @@ class LocalDiscord:
     ``allowed_privileged_intents`` (what the developer portal would allow), ``gateway_zlib``
     (honour ``compress=zlib-stream``; off by default: plain JSON text frames),
     ``keep_requests`` (record every HTTP request in ``requests``; a long-running local mode
-    turns it off so memory does not grow with every call).
+    turns it off so memory does not grow with every call),
+    ``nonce_window`` (how long a message ``nonce`` sent with ``enforce_nonce`` is remembered:
+    Discord says "the past few minutes"; a repeat within it returns the first message).
     """
 
     def __init__(
@@ -153,6 +155,7 @@ class LocalDiscord:
         attachment_size_limit: int = 10 * 1024 * 1024,
         gateway_zlib: bool = False,
         keep_requests: bool = True,
+        nonce_window: float = 300.0,
     ) -> None:
         self.ids = SnowflakeFactory()
         self.application_id = self.ids.next()
@@ -166,6 +169,7 @@ class LocalDiscord:
         self.attachment_size_limit = attachment_size_limit
         self.gateway_zlib = gateway_zlib
         self.keep_requests = keep_requests
+        self.nonce_window = nonce_window
 
         self.users: dict[int, FakeUser] = {
             self.bot_user.id: self.bot_user,
@@ -188,6 +192,9 @@ class LocalDiscord:
         self.sessions: dict[str, gw.GatewaySession] = {}
         self.bot_errors: list[str] = []  # filled by the harness from the bot's ERROR logs
         self.shard_count = 1  # what GET /gateway/bot recommends; IDENTIFY may ask for any
+        # messages handed back again because a create repeated their nonce (enforce_nonce)
+        self.nonce_repeats: list[FakeMessage] = []
+        self._nonces: dict[tuple[int, int, str], tuple[float, FakeMessage]] = {}
 
         self._interactions_by_id: dict[int, InteractionRecord] = {}
         self._interactions_by_token: dict[str, InteractionRecord] = {}
@@ -2144,8 +2151,35 @@ class LocalDiscord:
                 raise DiscordError(400, 50083, "Thread is archived")
             channel.archived = False
             await self._emit("THREAD_UPDATE", self._thread_payload(channel), gw.GUILDS)
-        msg = await self._new_message(request, channel, body or {}, uploads, allow_ephemeral=False)
-        return _json(self._message_payload(msg))
+        payload = body or {}
+        nonce = payload.get("nonce") if isinstance(payload, dict) else None
+        key: tuple[int, int, str] | None = None
+        if nonce is not None:
+            if not isinstance(nonce, str | int) or len(str(nonce)) > 25:
+                self._reject(
+                    request,
+                    [Problem("message.nonce_too_long", "nonce", "Must be 25 or fewer in length.")],
+                )
+            if payload.get("enforce_nonce"):
+                key = (channel.id, self.bot_user.id, str(nonce))
+                seen = self._nonces.get(key)
+                if seen is not None and time.monotonic() - seen[0] < self.nonce_window:
+                    first = seen[1]
+                    if first.deleted:
+                        raise DiscordError(404, 10008, "Unknown Message")
+                    self.nonce_repeats.append(first)
+                    self._notify()
+                    data = self._message_payload(first)
+                    data["nonce"] = str(nonce)
+                    return _json(data)
+        msg = await self._new_message(request, channel, payload, uploads, allow_ephemeral=False)
+        data = self._message_payload(msg)
+        if nonce is not None:
+            msg.nonce = str(nonce)
+            data["nonce"] = str(nonce)
+            if key is not None:
+                self._nonces[key] = (time.monotonic(), msg)
+        return _json(data)
 
     async def _h_edit_message(self, request: web.Request) -> web.Response:
         channel = self._channel(request)

@@ -17,6 +17,8 @@ from storage.models import (
     Color,
     ColorChoice,
     DrawOffer,
+    Effect,
+    EffectStatus,
     Game,
     GameStatus,
     GuildSettings,
@@ -299,4 +301,26 @@ def rating_change(row: Row) -> RatingChange:
         deviation_after=row["deviation_after"],
         volatility_after=row["volatility_after"],
         created_at=row["created_at"],
+    )
+
+
+def effect(row: Row) -> Effect:
+    return Effect(
+        id=row["id"],
+        kind=row["kind"],
+        payload=json.loads(row["payload"]),
+        game_id=row["game_id"],
+        queue=row["queue"],
+        dedupe_key=row["dedupe_key"],
+        status=EffectStatus(row["status"]),
+        attempts=row["attempts"],
+        next_attempt_at=row["next_attempt_at"],
+        claimed_by=row["claimed_by"],
+        lease_until=row["lease_until"],
+        channel_id=row["channel_id"],
+        message_id=row["message_id"],
+        last_error=row["last_error"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        done_at=row["done_at"],
     )

@@ -5,10 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from storage import _rows
-from storage.clock import reminder_times, turn_allowance
+from storage.clock import reminder_times, split_by_year, turn_allowance
 from storage.db import Tx
-from storage.errors import GameEndedError, GameMovedOnError, GameNotFoundError
-from storage.models import Clock, Game, NotificationKind, Outcome, RequestStatus
+from storage.errors import (
+    GameEndedError,
+    GameLostOnTimeError,
+    GameMovedOnError,
+    GameNotFoundError,
+)
+from storage.models import (
+    Clock,
+    EventKind,
+    Game,
+    NotificationKind,
+    Outcome,
+    RequestStatus,
+    Result,
+    StorageEvent,
+    Termination,
+)
 
 GAME_SELECT = "SELECT * FROM games"
 
@@ -22,9 +37,20 @@ async def fetch_game(tx: Tx, game_id: int) -> Game:
     return _rows.game(row)
 
 
-async def fetch_active_game(tx: Tx, game_id: int, expected_ply: int | None) -> Game:
-    """The game, refused unless it is still going and (if given) still at `expected_ply`."""
+async def fetch_active_game(
+    tx: Tx, game_id: int, expected_ply: int | None, *, now: int | None = None
+) -> Game:
+    """The game, refused unless it is still going and (if given) still at `expected_ply`.
+
+    With `now`, a deadline that has passed is settled first (deadlines win): the game is
+    lost on time in this transaction, which commits, and `GameLostOnTimeError` is raised
+    before the caller's action is considered."""
     game = await fetch_game(tx, game_id)
+    if now is not None and game.is_active:
+        settled = await settle_deadline(tx, game, now)
+        if not settled.is_active:
+            raise GameLostOnTimeError(settled)
+        game = settled
     if not game.is_active:
         raise GameEndedError(game_id, game.ply_count)
     if expected_ply is not None and game.ply_count != expected_ply:
@@ -133,9 +159,84 @@ async def lapse_requests(tx: Tx, game_id: int, now: int, *, offered_by: int | No
         )
 
 
-async def finish_game(tx: Tx, game: Game, outcome: Outcome | None, now: int) -> None:
+async def settle_deadline(tx: Tx, game: Game, now: int) -> Game:
+    """What the clock decided by `now` and nobody has written yet, written now: a vacation of
+    the player to move that ran out (their clocks restart from its end), then a deadline that
+    has passed (the player to move loses on time). Returns the game as it is afterwards."""
+    if not game.is_active:
+        return game
+    user_id = game.to_move_id
+    ends_at = await tx.scalar(
+        "SELECT vacation_ends_at FROM players WHERE user_id = ? AND vacation_ends_at <= ?",
+        (user_id, now),
+    )
+    if ends_at is not None:
+        await end_vacation(tx, user_id, int(ends_at), now)
+        game = await fetch_game(tx, game.id)
+    if game.deadline_at is None or now < game.deadline_at:
+        return game
+    winner = game.turn.other
+    outcome = Outcome(Result.win_for(winner), Termination.TIMEOUT, f"{winner.value} wins on time")
+    # The game was lost when the deadline passed, however late this is written.
+    await finish_game(tx, game, outcome, game.deadline_at)
+    return await fetch_game(tx, game.id)
+
+
+async def end_vacation(tx: Tx, user_id: int, at: int, now: int) -> None:
+    """Ends the player's vacation at `at` (<= `now`): counts the days used and restarts the
+    clocks it stopped, from `at`."""
+    started = int(
+        await tx.scalar("SELECT vacation_started_at FROM players WHERE user_id = ?", (user_id,))
+    )
+    for year, seconds in split_by_year(started, max(started, at)).items():
+        await tx.run(
+            "INSERT INTO vacation_usage (user_id, year, used_seconds) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id, year) DO UPDATE SET "
+            "used_seconds = vacation_usage.used_seconds + excluded.used_seconds",
+            (user_id, year, seconds),
+        )
+    await tx.run(
+        "UPDATE players SET vacation_started_at = NULL, vacation_ends_at = NULL, "
+        "updated_at = greatest(updated_at, ?) WHERE user_id = ?",
+        (now, user_id),
+    )
+    offsets = _rows.parse_offsets(
+        await tx.scalar("SELECT reminder_offsets FROM players WHERE user_id = ?", (user_id,))
+    )
+    games = await tx.all(
+        f"SELECT id, ply_count, paused_remaining FROM games WHERE {PLAYER_TO_MOVE} "
+        f"AND paused_remaining IS NOT NULL ORDER BY id{tx.for_update}",
+        {"user": user_id},
+    )
+    for game in games:
+        deadline = at + game["paused_remaining"]
+        await tx.run(
+            "UPDATE games SET deadline_at = ?, paused_remaining = NULL WHERE id = ?",
+            (deadline, game["id"]),
+        )
+        await schedule_reminders(
+            tx,
+            game_id=game["id"],
+            ply=game["ply_count"],
+            user_id=user_id,
+            deadline_at=deadline,
+            offsets=offsets,
+            now=now,
+        )
+
+
+PLAYER_TO_MOVE = (
+    "status = 'active' AND ((turn = 'white' AND white_id = :user) "
+    "OR (turn = 'black' AND black_id = :user))"
+)
+"""SQL condition (named parameter `:user`): the player's active games where it is their turn."""
+
+
+async def finish_game(
+    tx: Tx, game: Game, outcome: Outcome | None, now: int, *, actor_id: int | None = None
+) -> None:
     """Ends `game` as seen at its current ply; `outcome=None` aborts it. Compare-and-set on
-    status and ply, so a game can never end twice."""
+    status and ply, so a game can never end twice. Emits `GAME_ENDED`."""
     if outcome is None:
         values: tuple[object, ...] = ("aborted", None, "aborted", "")
     else:
@@ -154,3 +255,7 @@ async def finish_game(tx: Tx, game: Game, outcome: Outcome | None, now: int) -> 
         raise GameMovedOnError(game.id, game.ply_count)
     await lapse_requests(tx, game.id, now)
     await tx.run("DELETE FROM notifications WHERE game_id = ?", (game.id,))
+    ended = await fetch_game(tx, game.id)
+    tx.emit(
+        StorageEvent(EventKind.GAME_ENDED, now, game=ended, ply=ended.ply_count, actor_id=actor_id)
+    )

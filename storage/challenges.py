@@ -23,9 +23,11 @@ from storage.models import (
     Challenge,
     ChallengeStatus,
     ColorChoice,
+    EventKind,
     Game,
     NewChallenge,
     NewGame,
+    StorageEvent,
 )
 
 _SELECT = "SELECT c.*, g.id AS game_id FROM challenges c LEFT JOIN games g ON g.challenge_id = c.id"
@@ -97,7 +99,7 @@ class Challenges:
             challenge = await self._fetch(tx, challenge_id)
             if challenge.status is ChallengeStatus.OPEN and now >= challenge.expires_at:
                 # Committed before raising: the expiry is a fact, whoever noticed it.
-                await self._resolve(tx, challenge, ChallengeStatus.EXPIRED, None, now)
+                await self._expire(tx, challenge, now)
             else:
                 self._check_acceptor(challenge, user_id)
                 await _shared.ensure_players(tx, [user_id], now)
@@ -136,7 +138,7 @@ class Challenges:
     async def decline(self, challenge_id: int, user_id: int, now: int) -> Challenge:
         """The addressed opponent declines; the challenger declining cancels."""
         async with self._db.transaction() as tx:
-            challenge = await self._fetch_open(tx, challenge_id)
+            challenge = await self._fetch_open(tx, challenge_id, now)
             if user_id == challenge.challenger_id:
                 status = ChallengeStatus.CANCELLED
             elif challenge.opponent_id == user_id:
@@ -149,7 +151,7 @@ class Challenges:
     async def cancel(self, challenge_id: int, user_id: int, now: int) -> Challenge:
         """Only the challenger may withdraw a challenge."""
         async with self._db.transaction() as tx:
-            challenge = await self._fetch_open(tx, challenge_id)
+            challenge = await self._fetch_open(tx, challenge_id, now)
             if user_id != challenge.challenger_id:
                 raise RefusedError("only the challenger can cancel a challenge")
             await self._resolve(tx, challenge, ChallengeStatus.CANCELLED, user_id, now)
@@ -176,12 +178,19 @@ class Challenges:
         bot can update their messages. Each is returned by exactly one call."""
         async with self._db.transaction() as tx:
             rows = await tx.all(
-                "UPDATE challenges SET status = 'expired', resolved_at = ? "
-                "WHERE status = 'open' AND expires_at <= ? RETURNING id",
-                (now, now),
+                "SELECT id FROM challenges WHERE status = 'open' AND expires_at <= ? ORDER BY id",
+                (now,),
             )
-            ids = sorted(int(row[0]) for row in rows)
-            return [await self._fetch(tx, challenge_id) for challenge_id in ids]
+            out = []
+            for row in rows:
+                out.append(await self._expire(tx, await self._fetch(tx, int(row[0])), now))
+            return out
+
+    async def _expire(self, tx: Tx, challenge: Challenge, now: int) -> Challenge:
+        await self._resolve(tx, challenge, ChallengeStatus.EXPIRED, None, now)
+        expired = await self._fetch(tx, challenge.id)
+        tx.emit(StorageEvent(EventKind.CHALLENGE_EXPIRED, now, challenge=expired))
+        return expired
 
     @staticmethod
     def _check_acceptor(challenge: Challenge, user_id: int) -> None:
@@ -211,8 +220,15 @@ class Challenges:
             raise ChallengeNotFoundError(challenge_id)
         return _rows.challenge(row)
 
-    async def _fetch_open(self, tx: Tx, challenge_id: int) -> Challenge:
+    async def _fetch_open(self, tx: Tx, challenge_id: int, now: int) -> Challenge:
+        """The challenge, refused unless open; one past its expiry is expired first (the
+        expiry commits, then `ChallengeExpiredError` is raised)."""
         challenge = await self._fetch(tx, challenge_id)
+        if challenge.status is ChallengeStatus.OPEN and now >= challenge.expires_at:
+            await self._expire(tx, challenge, now)
+            error = ChallengeExpiredError(challenge_id)
+            error.keeps_transaction = True
+            raise error
         if challenge.status is not ChallengeStatus.OPEN:
             raise ChallengeNotOpenError(challenge_id, challenge.status.value)
         return challenge

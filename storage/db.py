@@ -16,14 +16,15 @@ SQL of storage/README.md; each backend runs it its own way:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from storage.dialect import DialectName
-from storage.errors import InvalidValueError
+from storage.errors import InvalidValueError, StorageError
+from storage.models import StorageEvent
 
 if TYPE_CHECKING:
     from storage.migrate import Migration
@@ -80,6 +81,30 @@ class Tx(ABC):
     @abstractmethod
     async def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
+    _events: list[StorageEvent] | None = None
+
+    def emit(self, event: StorageEvent) -> None:
+        """Something happened in this transaction: just before COMMIT the database's event
+        hook (the effect rules, `storage.effects`) records what it sets off, in this same
+        transaction."""
+        if self._events is None:
+            self._events = []
+        self._events.append(event)
+
+    def take_events(self) -> list[StorageEvent]:
+        events, self._events = self._events or [], None
+        return events
+
+
+EventHook = Callable[[Tx, list[StorageEvent]], Awaitable[None]]
+"""Called inside a write transaction, before COMMIT, with the events it emitted."""
+
+
+def keeps_transaction(exc: BaseException) -> bool:
+    """A refusal raised after the transaction settled something that must stay (a deadline
+    that had passed): the transaction commits, then the error propagates."""
+    return isinstance(exc, StorageError) and exc.keeps_transaction
+
 
 class Database(ABC):
     """An open database: transactions, schema version, migrations and health checks."""
@@ -87,6 +112,15 @@ class Database(ABC):
     dialect: DialectName
     target: str
     """What to show an operator: the file path, or the URL without a password."""
+
+    on_events: EventHook | None = None
+    """Set by `Storage` to the effect rules: turns a transaction's events into effects."""
+
+    async def before_commit(self, tx: Tx) -> None:
+        """Backends call this inside every write transaction just before COMMIT."""
+        events = tx.take_events()
+        if events and self.on_events is not None:
+            await self.on_events(tx, events)
 
     @abstractmethod
     def transaction(self, *, write: bool = True) -> AbstractAsyncContextManager[Tx]:

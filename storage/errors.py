@@ -7,9 +7,15 @@ it is an operator problem (`SchemaError`, `ReplayError`, `DatabaseUnavailableErr
 
 from __future__ import annotations
 
+from storage.models import Game
+
 
 class StorageError(Exception):
     """Base class of every error raised on purpose by `storage`."""
+
+    keeps_transaction = False
+    """True for refusals raised after the transaction settled something that must stay (a
+    deadline that had passed): the transaction commits, then the error is raised."""
 
 
 # --- operator problems -------------------------------------------------------------------
@@ -18,6 +24,14 @@ class StorageError(Exception):
 class DatabaseUnavailableError(StorageError):
     """The database file cannot be opened, the server cannot be reached, or this SQLite is
     too old for the schema."""
+
+
+class DatabaseInUseError(DatabaseUnavailableError):
+    """Another process (a running bot) holds the database's instance lock."""
+
+
+class DatabaseDamagedError(DatabaseUnavailableError):
+    """SQLite found the file damaged (a failed integrity check, or not a database at all)."""
 
 
 class SchemaError(StorageError):
@@ -107,6 +121,12 @@ class TakebackNotFoundError(NotFoundError):
     def __init__(self, request_id: int) -> None:
         self.request_id = request_id
         super().__init__(f"there is no takeback request {request_id}")
+
+
+class EffectNotFoundError(NotFoundError):
+    def __init__(self, effect_id: int) -> None:
+        self.effect_id = effect_id
+        super().__init__(f"there is no effect {effect_id}")
 
 
 # --- guarded writes that lost a race or came too late -------------------------------------
@@ -237,6 +257,20 @@ class DeadlinePassedError(RefusedError):
         self.game_id = game_id
         self.deadline_at = deadline_at
         super().__init__("the deadline has passed: the game is lost on time")
+
+
+class GameLostOnTimeError(DeadlinePassedError):
+    """The game's deadline had passed before this action: the loss on time was written
+    first (that part is committed) and the action itself was refused. `game` is the
+    finished game."""
+
+    keeps_transaction = True
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        super().__init__(game.id, game.ended_at or 0)
+        detail = game.end_detail or "the player to move lost on time"
+        self.args = (f"the deadline had passed: the game is over, {detail}",)
 
 
 class DeadlineNotReachedError(RefusedError):

@@ -18,7 +18,6 @@ from storage.engine import UNKNOWN_ENGINE_VERSION, Engine
 from storage.errors import (
     AbortNotAllowedError,
     DeadlineNotReachedError,
-    DeadlinePassedError,
     GameMovedOnError,
     GameReplayError,
     InvalidValueError,
@@ -29,6 +28,7 @@ from storage.models import (
     AppendedMove,
     ArchivedMove,
     Color,
+    EventKind,
     Game,
     GameStatus,
     Move,
@@ -36,6 +36,7 @@ from storage.models import (
     NewMove,
     Outcome,
     Result,
+    StorageEvent,
     Termination,
 )
 
@@ -84,6 +85,7 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
         "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
         (deadline, paused, game_id),
     )
+    tx.emit(StorageEvent(EventKind.GAME_STARTED, now, game=await _shared.fetch_game(tx, game_id)))
     return game_id
 
 
@@ -243,14 +245,12 @@ class Games:
         if move.outcome is not None:
             self._check_outcome(move.outcome)
         async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
+            game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
             mover = game.color_of(user_id)
             if mover is None:
                 raise NotAParticipantError(user_id)
             if mover is not game.turn:
                 raise NotYourTurnError(user_id)
-            if game.deadline_at is not None and now >= game.deadline_at:
-                raise DeadlinePassedError(game_id, game.deadline_at)
             ply = expected_ply + 1
             banks = {Color.WHITE: game.white_bank, Color.BLACK: game.black_bank}
             if game.deadline_at is not None:
@@ -285,7 +285,7 @@ class Games:
             await _shared.lapse_requests(tx, game_id, now, offered_by=user_id)
             game = await _shared.fetch_game(tx, game_id)
             if move.outcome is not None:
-                await _shared.finish_game(tx, game, move.outcome, now)
+                await _shared.finish_game(tx, game, move.outcome, now, actor_id=user_id)
             else:
                 deadline, paused = await _shared.start_turn(
                     tx,
@@ -300,6 +300,15 @@ class Games:
                     "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
                     (deadline, paused, game_id),
                 )
+                tx.emit(
+                    StorageEvent(
+                        EventKind.MOVE_PLAYED,
+                        now,
+                        game=await _shared.fetch_game(tx, game_id),
+                        ply=ply,
+                        actor_id=user_id,
+                    )
+                )
             game = await _shared.fetch_game(tx, game_id)
         recorded = Move(game_id, ply, mover, notation, coordinate, position_hash, now)
         return AppendedMove(game=game, move=recorded)
@@ -311,18 +320,18 @@ class Games:
     ) -> Game:
         """`user_id` resigns; with `expected_ply`, only if the game is still there."""
         async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
+            game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
             color = game.color_of(user_id)
             if color is None:
                 raise NotAParticipantError(user_id)
             outcome = Outcome(Result.win_for(color.other), Termination.RESIGNATION)
-            await _shared.finish_game(tx, game, outcome, now)
+            await _shared.finish_game(tx, game, outcome, now, actor_id=user_id)
             return await _shared.fetch_game(tx, game_id)
 
     async def abort(self, game_id: int, user_id: int, now: int) -> Game:
         """Ends the game without result, allowed until both sides have made a move."""
         async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, None)
+            game = await _shared.fetch_active_game(tx, game_id, None, now=now)
             if game.color_of(user_id) is None:
                 raise NotAParticipantError(user_id)
             sides = await tx.scalar(
@@ -330,7 +339,7 @@ class Games:
             )
             if int(sides) >= 2:
                 raise AbortNotAllowedError(game_id)
-            await _shared.finish_game(tx, game, None, now)
+            await _shared.finish_game(tx, game, None, now, actor_id=user_id)
             return await _shared.fetch_game(tx, game_id)
 
     async def end(self, game_id: int, expected_ply: int, outcome: Outcome, now: int) -> Game:
@@ -338,7 +347,7 @@ class Games:
         adjudication). Guarded like a move."""
         self._check_outcome(outcome)
         async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
+            game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
             await _shared.finish_game(tx, game, outcome, now)
             return await _shared.fetch_game(tx, game_id)
 
@@ -358,11 +367,19 @@ class Games:
             game = await _shared.fetch_active_game(tx, game_id, expected_ply)
             if game.deadline_at is None or now < game.deadline_at:
                 raise DeadlineNotReachedError(game_id, game.deadline_at)
-            outcome = Outcome(
-                result or Result.win_for(game.turn.other), Termination.TIMEOUT, detail
-            )
+            winner = game.turn.other
+            if not detail and result is None:
+                detail = f"{winner.value} wins on time"
+            outcome = Outcome(result or Result.win_for(winner), Termination.TIMEOUT, detail)
             await _shared.finish_game(tx, game, outcome, now)
             return await _shared.fetch_game(tx, game_id)
+
+    async def settle(self, game_id: int, now: int) -> Game:
+        """Writes what the clock decided by `now` (a vacation that ran out, a loss on time)
+        and returns the game. Every guarded action does this first; call it before judging
+        an action outside storage (a move's legality) on a game whose deadline has passed."""
+        async with self._db.transaction() as tx:
+            return await _shared.settle_deadline(tx, await _shared.fetch_game(tx, game_id), now)
 
     @staticmethod
     def _check_outcome(outcome: Outcome) -> None:

@@ -12,8 +12,10 @@ Conventions used everywhere in `storage`:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 DAY = 86_400
 HOUR = 3_600
@@ -511,3 +513,92 @@ class VacationStatus:
     @property
     def remaining_seconds(self) -> int:
         return max(0, self.allowance_seconds - self.used_seconds)
+
+
+# --- the durable outbox -----------------------------------------------------------------
+
+
+class EffectStatus(StrEnum):
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+    """Given up after its last attempt (or refused as hopeless); kept for the operator."""
+
+
+class EventKind(StrEnum):
+    """What happened in a storage transaction. `EffectRules` turn events into effects that
+    are recorded in the same transaction."""
+
+    GAME_STARTED = "game_started"
+    """A game was created (a challenge accepted, or `Games.create`)."""
+    MOVE_PLAYED = "move_played"
+    """A move that did not end the game; the game is at the move's ply, the opponent's turn."""
+    GAME_ENDED = "game_ended"
+    """The game finished (any termination, the move that ended it included) or was aborted."""
+    TAKEBACK = "takeback"
+    """Moves were taken back; the game is at the ply it went back to."""
+    NOTICE_DUE = "notice_due"
+    """A turn notice or reminder fell due and was claimed (`StorageEvent.due`)."""
+    CHALLENGE_EXPIRED = "challenge_expired"
+    """An open challenge expired (`StorageEvent.challenge`)."""
+
+
+JsonObject = Mapping[str, Any]
+"""A JSON object: str keys; values str, int, float, bool, None, lists and objects."""
+
+
+@dataclass(frozen=True, slots=True)
+class StorageEvent:
+    """One event of a transaction, as effect rules see it: the game (or challenge, or due
+    notice) as it is after the event, inside the same transaction."""
+
+    kind: EventKind
+    at: int
+    """The event's time (`now` of the call that caused it)."""
+    game: Game | None = None
+    challenge: Challenge | None = None
+    due: DueItem | None = None
+    ply: int | None = None
+    """The ply the event happened at (for a move: the move's ply)."""
+    actor_id: int | None = None
+    """Who caused it, when a player did (the mover, the resigner, the acceptor)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewEffect:
+    """A consequence to carry out after the transaction commits.
+
+    `kind` names the handler (the bot's effect registry). Effects sharing a `queue` run in
+    the order they were recorded, one at a time; `queue` defaults to `game:<game_id>` when a
+    game is given. A `dedupe_key` makes recording idempotent: an effect whose key exists
+    already is not recorded again (e.g. `ratings:game:12`). `not_before` delays it."""
+
+    kind: str
+    payload: JsonObject = field(default_factory=dict)
+    game_id: int | None = None
+    queue: str | None = None
+    dedupe_key: str | None = None
+    not_before: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    id: int
+    kind: str
+    payload: JsonObject
+    game_id: int | None
+    queue: str | None
+    dedupe_key: str | None
+    status: EffectStatus
+    attempts: int
+    """Claims so far, the current one included (a crash mid-effect counts as an attempt)."""
+    next_attempt_at: int
+    claimed_by: str | None
+    lease_until: int | None
+    channel_id: int | None
+    message_id: int | None
+    """The message a post became, once known: the effect never posts again."""
+    last_error: str
+    created_at: int
+    updated_at: int
+    done_at: int | None

@@ -23,10 +23,12 @@ from storage.errors import (
 from storage.models import (
     Color,
     DrawOffer,
+    EventKind,
     Game,
     Outcome,
     RequestStatus,
     Result,
+    StorageEvent,
     TakebackRequest,
     Termination,
 )
@@ -43,7 +45,7 @@ class DrawOffers:
     async def offer(self, game_id: int, user_id: int, now: int) -> DrawOffer:
         """Raises `RequestAlreadyPendingError` if an offer (from either side) is waiting."""
         async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, None)
+            game = await _shared.fetch_active_game(tx, game_id, None, now=now)
             if game.color_of(user_id) is None:
                 raise NotAParticipantError(user_id)
             pending = await self._pending(tx, game_id)
@@ -68,20 +70,22 @@ class DrawOffers:
         """The opponent of the offerer agrees: the game ends drawn by agreement."""
         async with self._db.transaction() as tx:
             offer = await self._fetch_pending(tx, offer_id)
-            game = await _shared.fetch_active_game(tx, offer.game_id, None)
+            game = await _shared.fetch_active_game(tx, offer.game_id, None, now=now)
             if game.color_of(user_id) is None:
                 raise NotAParticipantError(user_id)
             if user_id == offer.offered_by:
                 raise RefusedError("you cannot accept your own draw offer")
             await self._resolve(tx, offer_id, RequestStatus.ACCEPTED, now)
-            await _shared.finish_game(tx, game, Outcome(Result.DRAW, Termination.AGREEMENT), now)
+            await _shared.finish_game(
+                tx, game, Outcome(Result.DRAW, Termination.AGREEMENT), now, actor_id=user_id
+            )
             return await _shared.fetch_game(tx, game.id)
 
     async def decline(self, offer_id: int, user_id: int, now: int) -> DrawOffer:
         """The opponent declines, or the offerer withdraws."""
         async with self._db.transaction() as tx:
             offer = await self._fetch_pending(tx, offer_id)
-            game = await _shared.fetch_game(tx, offer.game_id)
+            game = await _shared.fetch_active_game(tx, offer.game_id, None, now=now)
             if game.color_of(user_id) is None:
                 raise NotAParticipantError(user_id)
             status = (
@@ -139,7 +143,7 @@ class Takebacks:
         if plies not in (1, 2):
             raise InvalidValueError("a takeback removes one or two plies")
         async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, None)
+            game = await _shared.fetch_active_game(tx, game_id, None, now=now)
             if game.color_of(user_id) is None:
                 raise NotAParticipantError(user_id)
             if game.ply_count < plies:
@@ -173,7 +177,7 @@ class Takebacks:
             request = await self._fetch(tx, request_id)
             if request.status is not RequestStatus.PENDING:
                 raise RequestNotPendingError("takeback request", request_id, request.status.value)
-            game = await _shared.fetch_active_game(tx, request.game_id, request.ply)
+            game = await _shared.fetch_active_game(tx, request.game_id, request.ply, now=now)
             if game.color_of(user_id) is None:
                 raise NotAParticipantError(user_id)
             if user_id == request.requested_by:
@@ -227,7 +231,9 @@ class Takebacks:
                 "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
                 (deadline, paused, game.id),
             )
-            return await _shared.fetch_game(tx, game.id)
+            updated = await _shared.fetch_game(tx, game.id)
+            tx.emit(StorageEvent(EventKind.TAKEBACK, now, game=updated, ply=keep, actor_id=user_id))
+            return updated
 
     async def decline(self, request_id: int, user_id: int, now: int) -> TakebackRequest:
         """The opponent declines, or the requester withdraws."""
@@ -235,7 +241,7 @@ class Takebacks:
             request = await self._fetch(tx, request_id)
             if request.status is not RequestStatus.PENDING:
                 raise RequestNotPendingError("takeback request", request_id, request.status.value)
-            game = await _shared.fetch_game(tx, request.game_id)
+            game = await _shared.fetch_active_game(tx, request.game_id, None, now=now)
             if game.color_of(user_id) is None:
                 raise NotAParticipantError(user_id)
             status = (

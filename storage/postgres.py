@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from storage.db import Database, Params, Row, Tx, redact
+from storage.db import Database, Params, Row, Tx, keeps_transaction, redact
 from storage.dialect import PG_PRELUDE, DialectName, numbered_params
 from storage.errors import (
     ConcurrentUpdateError,
@@ -71,13 +71,14 @@ def _status_count(status: str) -> int:
 
 
 class PostgresTx(Tx):
-    __slots__ = ("_conn", "write")
+    __slots__ = ("_conn", "_events", "write")
 
     dialect: DialectName = "postgresql"
 
     def __init__(self, conn: asyncpg.Connection, write: bool) -> None:
         self._conn = conn
         self.write = write
+        self._events = None
 
     async def one(self, sql: str, params: Params = ()) -> Row | None:
         text, args = numbered_params(sql, params)
@@ -156,11 +157,17 @@ class PostgresDatabase(Database):
                     readonly=not write,
                 )
                 await transaction.start()
+                tx = PostgresTx(conn, write)
                 try:
-                    yield PostgresTx(conn, write)
-                except BaseException:
-                    await asyncio.shield(self._rollback(transaction))
+                    yield tx
+                except BaseException as exc:
+                    if keeps_transaction(exc):
+                        await self.before_commit(tx)
+                        await transaction.commit()
+                    else:
+                        await asyncio.shield(self._rollback(transaction))
                     raise
+                await self.before_commit(tx)
                 await transaction.commit()
         except (errors.IntegrityConstraintViolationError, errors.DataError) as exc:
             # A CHECK, UNIQUE or foreign key caught a value the code let through.

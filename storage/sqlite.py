@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 
-from storage.db import DEFAULT_BUSY_TIMEOUT_MS, Database, Params, Row, Tx
+from storage.db import DEFAULT_BUSY_TIMEOUT_MS, Database, Params, Row, Tx, keeps_transaction
 from storage.dialect import DialectName
 from storage.errors import DatabaseUnavailableError, InvalidValueError, MigrationError
 
@@ -45,13 +45,14 @@ def _least(*values: Any) -> Any:
 
 
 class SqliteTx(Tx):
-    __slots__ = ("_conn", "write")
+    __slots__ = ("_conn", "_events", "write")
 
     dialect: DialectName = "sqlite"
 
     def __init__(self, conn: aiosqlite.Connection, write: bool) -> None:
         self._conn = conn
         self.write = write
+        self._events = None
 
     async def one(self, sql: str, params: Params = ()) -> Row | None:
         rows = await self._conn.execute_fetchall(sql, params)
@@ -143,7 +144,16 @@ class SqliteDatabase(Database):
             try:
                 # Inside the try: a cancellation while BEGIN is queued must still roll back.
                 await self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                yield SqliteTx(self._conn, write)
+                tx = SqliteTx(self._conn, write)
+                try:
+                    yield tx
+                except BaseException as exc:
+                    if not keeps_transaction(exc):
+                        raise
+                    await self.before_commit(tx)
+                    await self._conn.execute("COMMIT")
+                    raise
+                await self.before_commit(tx)
                 await self._conn.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
                 # A CHECK, UNIQUE or foreign key caught a value the code let through.

@@ -10,6 +10,7 @@ from storage import migrate as migrations
 from storage.backup import backup_database
 from storage.challenges import Challenges
 from storage.db import DEFAULT_BUSY_TIMEOUT_MS, Database, Target, connect
+from storage.effects import Effects
 from storage.engine import Engine
 from storage.errors import InvalidValueError
 from storage.games import Games
@@ -43,6 +44,7 @@ class Storage:
         self.timers = Timers(db)
         self.vacations = Vacations(db)
         self.tournaments = Tournaments(db, engine)
+        self.effects = Effects(db)
 
     @classmethod
     async def open(

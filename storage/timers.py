@@ -7,10 +7,10 @@ whatever fell due while the bot was down; an item already handled is refused by 
 
 from __future__ import annotations
 
-from storage import _rows
+from storage import _rows, _shared
 from storage.db import Database
 from storage.errors import InvalidValueError
-from storage.models import DueItem, DueKind, NotificationKind
+from storage.models import DueItem, DueKind, EventKind, NotificationKind, StorageEvent
 
 _KIND = {
     NotificationKind.TURN.value: DueKind.TURN_NOTICE,
@@ -80,7 +80,8 @@ class Timers:
     async def claim_notification(self, item: DueItem, now: int) -> bool:
         """Marks a turn notice or reminder as sent. True for exactly one caller while the
         game is still at that ply; False if it was claimed already or the turn is over.
-        Claim before sending: a crash in between loses one reminder, never doubles it."""
+        The claim emits `NOTICE_DUE`: the effect rules record the notice to send in the same
+        transaction, so a crash after the claim neither loses nor doubles it."""
         if item.kind not in (DueKind.TURN_NOTICE, DueKind.REMINDER):
             raise InvalidValueError(f"{item.kind.value} items are not notifications")
         kind = (
@@ -95,4 +96,7 @@ class Timers:
                 "            AND status = 'active' AND ply_count = notifications.ply)",
                 (now, item.game_id, item.ply, kind.value, item.offset_seconds, now),
             )
+            if changed == 1 and item.game_id is not None:
+                game = await _shared.fetch_game(tx, item.game_id)
+                tx.emit(StorageEvent(EventKind.NOTICE_DUE, now, game=game, due=item, ply=item.ply))
         return changed == 1

@@ -8,16 +8,13 @@ Usage is counted in seconds per UTC calendar year.
 
 from __future__ import annotations
 
-from storage import _rows, _shared
+from storage import _shared
 from storage.clock import split_by_year, vacation_end, year_of
 from storage.db import Database, Tx
 from storage.errors import VacationError
 from storage.models import VACATION_ALLOWANCE_SECONDS, VacationStatus
 
-_MY_TURN = (
-    "status = 'active' AND ((turn = 'white' AND white_id = :user) "
-    "OR (turn = 'black' AND black_id = :user))"
-)
+_MY_TURN = _shared.PLAYER_TO_MOVE
 
 
 class Vacations:
@@ -53,6 +50,15 @@ class Vacations:
                 "updated_at = greatest(updated_at, ?) WHERE user_id = ?",
                 (now, ends_at, now, user_id),
             )
+            # Deadlines win: a game whose deadline has already passed is lost on time first;
+            # a vacation never stops a clock that has run out.
+            overdue = await tx.all(
+                f"SELECT id FROM games WHERE {_MY_TURN} "
+                f"AND deadline_at IS NOT NULL AND deadline_at <= :now ORDER BY id{tx.for_update}",
+                {"user": user_id, "now": now},
+            )
+            for row in overdue:
+                await _shared.settle_deadline(tx, await _shared.fetch_game(tx, row["id"]), now)
             games = await tx.all(
                 f"SELECT id, deadline_at FROM games WHERE {_MY_TURN} "
                 f"AND deadline_at IS NOT NULL AND deadline_at > :now ORDER BY id{tx.for_update}",
@@ -77,7 +83,7 @@ class Vacations:
             )
             if row is None or row["vacation_started_at"] is None:
                 raise VacationError("you are not on vacation")
-            await self._finish(tx, user_id, min(now, row["vacation_ends_at"]), now)
+            await _shared.end_vacation(tx, user_id, min(now, row["vacation_ends_at"]), now)
             return await self._status(tx, user_id, now)
 
     async def end_due(self, now: int) -> list[VacationStatus]:
@@ -92,49 +98,9 @@ class Vacations:
             )
             out = []
             for row in rows:
-                await self._finish(tx, row["user_id"], row["vacation_ends_at"], now)
+                await _shared.end_vacation(tx, row["user_id"], row["vacation_ends_at"], now)
                 out.append(await self._status(tx, row["user_id"], now))
             return out
-
-    async def _finish(self, tx: Tx, user_id: int, at: int, now: int) -> None:
-        started = int(
-            await tx.scalar("SELECT vacation_started_at FROM players WHERE user_id = ?", (user_id,))
-        )
-        for year, seconds in split_by_year(started, max(started, at)).items():
-            await tx.run(
-                "INSERT INTO vacation_usage (user_id, year, used_seconds) VALUES (?, ?, ?) "
-                "ON CONFLICT (user_id, year) DO UPDATE SET "
-                "used_seconds = vacation_usage.used_seconds + excluded.used_seconds",
-                (user_id, year, seconds),
-            )
-        await tx.run(
-            "UPDATE players SET vacation_started_at = NULL, vacation_ends_at = NULL, "
-            "updated_at = greatest(updated_at, ?) WHERE user_id = ?",
-            (now, user_id),
-        )
-        offsets = _rows.parse_offsets(
-            await tx.scalar("SELECT reminder_offsets FROM players WHERE user_id = ?", (user_id,))
-        )
-        games = await tx.all(
-            f"SELECT id, ply_count, paused_remaining FROM games WHERE {_MY_TURN} "
-            f"AND paused_remaining IS NOT NULL ORDER BY id{tx.for_update}",
-            {"user": user_id},
-        )
-        for game in games:
-            deadline = at + game["paused_remaining"]
-            await tx.run(
-                "UPDATE games SET deadline_at = ?, paused_remaining = NULL WHERE id = ?",
-                (deadline, game["id"]),
-            )
-            await _shared.schedule_reminders(
-                tx,
-                game_id=game["id"],
-                ply=game["ply_count"],
-                user_id=user_id,
-                deadline_at=deadline,
-                offsets=offsets,
-                now=now,
-            )
 
     @staticmethod
     async def _usage(tx: Tx, user_id: int) -> dict[int, int]:

@@ -43,10 +43,19 @@ ROOT = Path(__file__).resolve().parent.parent
 # Imports flow one way: rules <- renderer, storage <- bot.service <- bot.cogs, bot.ui; the
 # client (and the process entry points) wire them. Type-only imports count too.
 FORBIDDEN = {
-    "bot/service": ("discord", "bot.cogs", "bot.ui", "bot.client", "bot.app", "bot.timers"),
-    "bot/ui": ("bot.cogs", "bot.client", "bot.app", "bot.timers"),
-    "bot/cogs": ("bot.client", "bot.app", "bot.timers"),
-    "bot/timers.py": ("bot.client", "bot.app", "bot.cogs"),
+    "bot/service": (
+        "discord",
+        "bot.cogs",
+        "bot.ui",
+        "bot.client",
+        "bot.app",
+        "bot.loops",
+        "bot.announce",
+    ),
+    "bot/ui": ("bot.cogs", "bot.client", "bot.app", "bot.loops", "bot.announce"),
+    "bot/cogs": ("bot.client", "bot.app", "bot.loops", "bot.announce"),
+    "bot/loops.py": ("discord", "bot.client", "bot.app", "bot.cogs", "bot.announce"),
+    "bot/announce.py": ("bot.client", "bot.app", "bot.cogs"),
     "bot/replies.py": ("bot.client", "bot.cogs", "bot.ui"),
 }
 

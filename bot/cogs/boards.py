@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -22,7 +21,6 @@ from discord.ext import commands
 
 from bot.cogs.common import (
     Fairy,
-    animation_file,
     fairy,
     install,
     picture_file,
@@ -30,9 +28,9 @@ from bot.cogs.common import (
     user_ref,
 )
 from bot.service.errors import PositionChangedError
-from bot.service.models import EndResult, GameView, MoveResult, UserRef
+from bot.service.models import GameView, MoveResult, UserRef
 from bot.service.picker import MovePicker, PickerStep
-from bot.ui.embeds import game_embed, rating_lines, to_move_mention
+from bot.ui.embeds import game_embed
 
 log = logging.getLogger("fairypost.boards")
 
@@ -70,45 +68,33 @@ async def post_view(
     )
 
 
-def ending_content(result: EndResult | None, view: GameView) -> str:
-    text = f"{to_move_mention(view)} — **{view.status}**"
-    if result and result.rating_changes:
-        names = {view.game.white_id: view.white_name, view.game.black_id: view.black_name}
-        text += "\n" + rating_lines(result.rating_changes, names)
-    return text
+async def acknowledge(bot: Fairy, interaction: discord.Interaction[Any], text: str) -> None:
+    """The reply only the actor sees. What everyone sees (the board, the result, the ratings)
+    was recorded with the event and is posted in the thread by the effects loop, exactly
+    once even if the bot stops right now (`bot/announce.py`)."""
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
+    recorded(bot)
 
 
-async def post_replay(bot: Fairy, send: Callable[..., Awaitable[Any]], game_id: int) -> None:
-    """After a game's last post: the whole game as an animated picture (drawn in a worker
-    thread; the interaction was acknowledged long before)."""
-    try:
-        animation = await bot.service.replay(game_id)
-    except Exception:
-        log.exception("could not draw the replay of game %s", game_id)
-        return
-    if animation is None:
-        return
-    await send(
-        content=f"🎞 Game #{game_id}, move by move ({animation.plies} plies).",
-        file=animation_file(animation),
-    )
+def recorded(bot: Fairy) -> None:
+    """An event was committed with its effects (and maybe an earlier timer): wake the loops
+    that carry them out."""
+    bot.effects.poke()
+    bot.timers.poke()
 
 
 async def post_move(
     bot: Fairy, interaction: discord.Interaction[Any], user: UserRef, result: MoveResult
 ) -> None:
-    """The board after a move, as every way of moving posts it."""
+    """After a move, however it was made: the mover's confirmation. The board after it is
+    the move's recorded effect, posted in the thread with the Move button."""
     view = result.view
-    headline = f"{user.name} played **{result.notation}**"
-    if view.finished:
-        content = ending_content(EndResult(view, result.rating_changes), view)
-    else:
-        content = f"{to_move_mention(view)}, your move."
     log.info("game %s ply %s: %s", view.game.id, view.game.ply_count, result.notation)
-    await post_view(bot, interaction, view, headline=headline, content=content)
-    bot.timers.poke()
-    if view.finished:
-        await post_replay(bot, interaction.followup.send, view.game.id)
+    ending = f" — **{view.status}**" if view.finished else ""
+    await acknowledge(bot, interaction, f"You played **{result.notation}**{ending}.")
 
 
 # ---------------------------------------------------------------------------- the menus
@@ -191,7 +177,8 @@ async def _play(interaction: discord.Interaction[Any], game_id: int, ply: int, t
     await interaction.edit_original_response(
         content=f"You played **{result.notation}**.", view=None
     )
-    await post_move(bot, interaction, user, result)
+    log.info("game %s ply %s: %s", game_id, result.view.game.ply_count, result.notation)
+    recorded(bot)  # the board after the move is its recorded effect
 
 
 async def _step(interaction: discord.Interaction[Any], context: str, action: Any) -> None:

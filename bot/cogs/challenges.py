@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.boards import board_view
 from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
 from bot.service.catalogue import variant_suggestions
-from bot.ui.embeds import challenge_embed, game_embed
+from bot.ui.embeds import challenge_embed
 from bot.ui.format import mention
 
 log = logging.getLogger("fairypost.challenges")
-THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: correspondence games are slow
 
 DAYS = [
     app_commands.Choice(name=f"{d} day{'s' if d > 1 else ''} per move", value=d)
@@ -159,48 +157,16 @@ async def answer_challenge(
         )
         return
     cview = await service.challenge_view(challenge_id)
-    message = interaction.message
-    thread: discord.Thread | None = None
-    if message is not None:
-        try:
-            thread = await message.create_thread(
-                name=thread_name(game.variant.name, game.white_name, game.black_name),
-                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
-            )
-        except discord.HTTPException:
-            log.exception("could not create the thread of game %s", game.game.id)
     await interaction.edit_original_response(
-        content=f"Accepted by {user.name}"
-        + (f": the game goes on in {thread.mention}." if thread else "."),
+        content=f"Accepted by {user.name}: the game goes on in its thread.",
         embed=challenge_embed(cview, with_image=False),
         view=None,
         attachments=[],
     )
-    picture = await service.render(game.scene)
-    intro = (
-        f"{mention(game.game.white_id)} (White) vs {mention(game.game.black_id)} (Black): "
-        f"the game begins! Play with `/move` here."
-    )
-    if thread is not None:
-        await service.attach_thread(game.game.id, thread.id)
-        await thread.send(
-            content=intro,
-            embed=game_embed(game),
-            file=picture_file(picture),
-            view=board_view(game) or discord.utils.MISSING,
-        )
-    else:
-        await interaction.followup.send(
-            content=intro
-            + f" (No thread could be created: use `game:{game.game.id}` with the commands.)",
-            embed=game_embed(game),
-            file=picture_file(picture),
-            view=board_view(game) or discord.utils.MISSING,
-        )
-
-
-def thread_name(variant: str, white: str, black: str) -> str:
-    return f"{variant}: {white} vs {black}"[:100]
+    # The thread and the first board were recorded with the acceptance (`game.started`):
+    # the effects loop opens and posts them, exactly once even across a restart.
+    log.info("challenge %s accepted: game %s", challenge_id, game.game.id)
+    bot.effects.poke()
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -24,7 +24,7 @@ log = logging.getLogger("fairypost.bot")
 
 class Timers(Protocol):
     def poke(self) -> None:
-        """Something may now be due earlier: the timer loop looks again."""
+        """Something may now be due earlier: the loop (timers, effects) looks again."""
 
 
 @runtime_checkable
@@ -36,6 +36,10 @@ class Fairy(Protocol):
 
     @property
     def timers(self) -> Timers: ...
+
+    @property
+    def effects(self) -> Timers:
+        """The loop carrying out what events set off (posts, ratings): poke it after one."""
 
 
 def fairy(client: discord.Client | commands.Bot) -> Fairy:

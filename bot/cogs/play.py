@@ -10,10 +10,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.boards import board_view, ending_content, post_move, post_replay, post_view
-from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
+from bot.cogs.boards import acknowledge, post_move, post_view
+from bot.cogs.common import Fairy, fairy, install, send_error, user_ref
 from bot.service.models import EndResult, GameView, OfferView
-from bot.ui.embeds import game_embed, to_move_mention
 from bot.ui.format import mention
 
 log = logging.getLogger("fairypost.play")
@@ -141,19 +140,17 @@ class Play(commands.Cog):
         result = await self.bot.service.resign(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
-        await self._post_end(interaction, result, f"{interaction.user.display_name} resigned.")
+        await acknowledge(self.bot, interaction, f"You resigned: **{result.view.status}**.")
 
     @app_commands.command(
         name="abort", description="Abort this game (only before both sides have moved)"
     )
     @app_commands.describe(game=GAME)
     async def abort(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
-        result = await self.bot.service.abort(
+        await self.bot.service.abort(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
-        await self._post_end(
-            interaction, result, f"{interaction.user.display_name} aborted the game."
-        )
+        await acknowledge(self.bot, interaction, "You aborted the game.")
 
     @app_commands.command(name="draw", description="Offer a draw (or accept your opponent's offer)")
     @app_commands.describe(game=GAME)
@@ -162,7 +159,7 @@ class Play(commands.Cog):
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
         if isinstance(outcome, EndResult):
-            await self._post_end(interaction, outcome, "Draw agreed.")
+            await acknowledge(self.bot, interaction, "You accepted the draw offer: **draw**.")
             return
         await self._post_offer(interaction, outcome, "draw")
 
@@ -177,20 +174,6 @@ class Play(commands.Cog):
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
         await self._post_offer(interaction, offer, "takeback")
-
-    async def _post_end(
-        self, interaction: discord.Interaction[Any], result: EndResult, headline: str
-    ) -> None:
-        """The final position, how the game ended and the rating changes, to both players."""
-        await post_view(
-            self.bot,
-            interaction,
-            result.view,
-            headline=headline,
-            content=ending_content(result, result.view),
-        )
-        self.bot.timers.poke()
-        await post_replay(self.bot, interaction.followup.send, result.view.game.id)
 
     async def _post_offer(
         self, interaction: discord.Interaction[Any], offer: OfferView, kind: str
@@ -239,20 +222,9 @@ async def answer_offer(
     await interaction.edit_original_response(
         content=f"{user.name} accepted the {'draw' if kind == 'draw' else 'takeback'}.", view=None
     )
-    view = outcome.view if isinstance(outcome, EndResult) else outcome
-    content = ending_content(outcome if isinstance(outcome, EndResult) else None, view)
-    if view.game.is_active:
-        content = f"{to_move_mention(view)}, your move."
-    picture = await service.render(view.scene)
-    await interaction.followup.send(
-        content=content,
-        embed=game_embed(view),
-        file=picture_file(picture),
-        view=board_view(view) or discord.utils.MISSING,
-    )
+    # The board (or the final result) follows in the thread: a recorded effect of the event.
+    bot.effects.poke()
     bot.timers.poke()
-    if view.finished:
-        await post_replay(bot, interaction.followup.send, view.game.id)
 
 
 async def setup(bot: commands.Bot) -> None:

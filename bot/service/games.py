@@ -58,7 +58,13 @@ from rules.record import format_record, ply_label
 from rules.summary import describe_movement
 from rules.variant import Variant, load_variant, normalize_name, resolve_variant_id
 from storage import Storage
-from storage.errors import GameMovedOnError, GameNotFoundError, RequestAlreadyPendingError
+from storage.crashpoints import crashpoint
+from storage.errors import (
+    GameLostOnTimeError,
+    GameMovedOnError,
+    GameNotFoundError,
+    RequestAlreadyPendingError,
+)
 from storage.models import (
     DAY,
     Color,
@@ -66,7 +72,6 @@ from storage.models import (
     Game,
     NewChallenge,
     NewMove,
-    RatingChange,
     Termination,
 )
 from storage.models import (
@@ -274,6 +279,19 @@ class GameService:
         self.cache.put(game.id, rebuilt, game.revision)
         return rebuilt
 
+    async def _settled(self, game: Game) -> Game:
+        """Deadlines win: before an action is judged (a move's legality is checked here,
+        outside storage), a deadline that has passed is written as the loss on time, and the
+        action is refused with `GameLostOnTimeError`. Storage does the same inside every
+        guarded write; this only gives the player that answer rather than another refusal."""
+        now = self.clock.now()
+        if game.is_active and game.deadline_at is not None and now >= game.deadline_at:
+            game = await self.storage.games.settle(game.id, now)
+            if not game.is_active:
+                self.game_ended(game)
+                raise GameLostOnTimeError(game)
+        return game
+
     async def _participant(self, game: Game, user_id: int) -> Color:
         color = game.color_of(user_id)
         if color is None:
@@ -336,7 +354,7 @@ class GameService:
             raise PositionChangedError(game.id)
         await self._check_turn(game, user.id)
         async with self._locks[game.id]:
-            game = await self.storage.games.get(game.id)
+            game = await self._settled(await self.storage.games.get(game.id))
             if at_ply is not None and game.ply_count != at_ply:
                 raise PositionChangedError(game.id)
             await self._check_turn(game, user.id)
@@ -359,9 +377,10 @@ class GameService:
                 self.cache.drop(game.id)
                 raise
             self.cache.put(game.id, rules_game, appended.game.revision)
-            changes = await self._after_end(appended.game)
+            crashpoint("event.committed:move")
+            self.game_ended(appended.game)
             view = await self._view(appended.game, rules_game, last_move=played.notation)
-        return MoveResult(view, played.notation, changes)
+        return MoveResult(view, played.notation)
 
     async def turn_moves(
         self, game_id: int, user_id: int
@@ -444,6 +463,7 @@ class GameService:
         game, _ = await self._own_active_game(channel_id, user.id, game_id)
         async with self._locks[game.id]:
             ended = await self.storage.games.resign(game.id, user.id, self.clock.now())
+        crashpoint("event.committed:resign")
         return await self._ended(ended)
 
     async def abort(
@@ -457,6 +477,7 @@ class GameService:
             )
         async with self._locks[game.id]:
             ended = await self.storage.games.abort(game.id, user.id, self.clock.now())
+        crashpoint("event.committed:abort")
         return await self._ended(ended)
 
     async def offer_draw(
@@ -486,6 +507,7 @@ class GameService:
                 raise BadRequestError("You cannot accept your own draw offer.")
             async with self._locks[game.id]:
                 ended = await self.storage.draws.accept(offer_id, user.id, self.clock.now())
+            crashpoint("event.committed:draw")
             return await self._ended(ended)
         declined = await self.storage.draws.decline(offer_id, user.id, self.clock.now())
         return OfferView(game, offer=declined, by_name=user.name, to_id=offer.offered_by)
@@ -529,25 +551,22 @@ class GameService:
             updated = await self.storage.takebacks.accept(
                 request_id, user.id, rebuilt.position_text, self.clock.now()
             )
+            crashpoint("event.committed:takeback")
             self.cache.put(game.id, rebuilt, updated.revision)
         return await self._view(updated, rebuilt)
 
     async def _ended(self, game: Game) -> EndResult:
-        changes = await self._after_end(game)
+        """The ended game's view. Its consequences (ratings, the post in the thread) were
+        recorded with the ending and are carried out by the effects runner."""
         rules_game = await self._rules(game)
-        return EndResult(await self._view(game, rules_game), changes)
-
-    async def _after_end(self, game: Game) -> tuple[RatingChange, ...]:
-        """Rating updates when a rated game has just finished; listeners are told."""
-        if not game.is_active:
-            self.game_ended(game)
-        if game.is_active or not game.rated or game.result is None:
-            return ()
-        return await self.ratings.apply(game)
+        self.game_ended(game)
+        return EndResult(await self._view(game, rules_game))
 
     def game_ended(self, game: Game) -> None:
         """Tell the listeners (the tournament loop) that a game is over. A hint only: what
         follows a game's end is derived from storage, also after a crash."""
+        if game.is_active:
+            return
         for listener in self.end_listeners:
             listener(game)
 
@@ -672,6 +691,19 @@ class GameService:
     async def view(self, game_id: int, *, perspective: int | None = None) -> GameView:
         game = await self.storage.games.get(game_id)
         return await self._view(game, await self._rules(game), perspective=perspective)
+
+    async def view_at(self, game: Game, ply: int) -> GameView | None:
+        """The game as it was after `ply` moves (for posts made after the fact, such as
+        those of effects resumed after a restart); None if those moves were taken back."""
+        if ply == game.ply_count:
+            return await self._view(game, await self._rules(game))
+        moves = await self.storage.games.moves(game.id)
+        if not 0 <= ply <= len(moves):
+            return None
+        rules_game = await asyncio.to_thread(
+            replay, game.variant_id, game.options, [m.coordinate for m in moves[:ply]]
+        )
+        return await self._view(game, rules_game, perspective=rules_game.side_to_move)
 
     async def _view(
         self,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from rules.moves import Move
 from rules.position import Position
-from storage.models import Challenge, DrawOffer, Game, RatingChange, TakebackRequest
+from storage.models import Challenge, DrawOffer, Game, TakebackRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +124,6 @@ class GameView:
 class MoveResult:
     view: GameView
     notation: str
-    rating_changes: tuple[RatingChange, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +131,6 @@ class EndResult:
     """A game ended by resignation, agreement, abort or timeout."""
 
     view: GameView
-    rating_changes: tuple[RatingChange, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService, ManualClock
+from bot.service import GameService, ManualClock, consequences
+from bot.service.effects import EffectRegistry, EffectRun, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.models import UserRef
 from storage import Storage
@@ -50,6 +51,43 @@ async def storage(db_target: str) -> AsyncIterator[Storage]:
 @pytest.fixture
 async def service(storage: Storage, clock: ManualClock) -> GameService:
     return GameService(storage, clock=clock)
+
+
+class Announced(list[consequences.GameEvent | consequences.Notice]):
+    """What the Discord layer would have posted, in order."""
+
+
+@pytest.fixture
+def announced() -> Announced:
+    return Announced()
+
+
+@pytest.fixture
+def effects(service: GameService, announced: Announced) -> EffectRunner:
+    """The effect rules of game events installed on the service's storage, and a runner
+    with the real ratings handler and, instead of Discord posts, handlers that record what
+    would be posted (`announced`)."""
+    registry = EffectRegistry(service.storage)
+    consequences.install(registry, service)
+
+    async def game_post(run: EffectRun) -> None:
+        event = await consequences.game_event(service, run)
+        if event is not None:
+            announced.append(event)
+
+    async def notice(run: EffectRun) -> None:
+        note = await consequences.notice(service, run)
+        if note is not None:
+            announced.append(note)
+
+    async def replay(run: EffectRun) -> None:
+        """The animated replay: nothing to record here (tests/renderer draws replays)."""
+
+    for kind in consequences.GAME_POSTS:
+        registry.register(kind, game_post)
+    registry.register(consequences.NOTICE, notice)
+    registry.register(consequences.REPLAY, replay)
+    return EffectRunner(registry, service.clock, owner="test")
 
 
 async def start_game(

@@ -8,6 +8,7 @@ import pytest
 
 from bot.replies import refusal
 from bot.service import GameService, ManualClock
+from bot.service.effects import EffectRunner
 from bot.service.errors import ServiceError
 from rules import IllegalMoveError
 from rules.record import read_record, replay_record
@@ -19,7 +20,9 @@ from tests.rules.conftest import GAMES, record_moves
 THREAD = 5000
 
 
-async def test_a_whole_patchanka_game_through_the_service(service: GameService) -> None:
+async def test_a_whole_patchanka_game_through_the_service(
+    service: GameService, effects: EffectRunner
+) -> None:
     game_id = await start_game(service, "patchanka")
     players = [ANN, BOB]
     result = None
@@ -34,10 +37,16 @@ async def test_a_whole_patchanka_game_through_the_service(service: GameService) 
     replayed = replay_record(read_record(record.text))
     assert replayed.ply == 150
     assert f"# source: Fairy Post game #{game_id}" in record.text
-    # Both players got rated.
-    assert len(result.rating_changes) == 2
-    bob = next(c for c in result.rating_changes if c.user_id == BOB.id)
+    # Both players get rated, by the effect recorded with the mate.
+    assert await service.storage.ratings.game_changes(game_id) == []
+    await effects.run_due()
+    changes = await service.storage.ratings.game_changes(game_id)
+    assert len(changes) == 2
+    bob = next(c for c in changes if c.user_id == BOB.id)
     assert bob.rating_after > bob.rating_before
+    kinds = [e.kind for e in await service.storage.effects.find(game_id=game_id, limit=1000)]
+    assert kinds.count("ratings.apply") == 1 and kinds[-2:] == ["game.ended", "game.replay"]
+    assert kinds.count("game.moved") == 149
 
 
 async def test_challenge_refusals(service: GameService) -> None:
@@ -176,11 +185,13 @@ async def test_takeback_accepted_restores_the_position(service: GameService) -> 
     assert [m.notation for m in archived] == ["e7-e5"]
 
 
-async def test_abort_and_resign(service: GameService) -> None:
-    await start_game(service, "chess")
+async def test_abort_and_resign(service: GameService, effects: EffectRunner) -> None:
+    first = await start_game(service, "chess")
     await service.play(channel_id=THREAD, user=ANN, text="e2e4")
     aborted = await service.abort(channel_id=THREAD, user=BOB)
-    assert aborted.view.game.status.value == "aborted" and not aborted.rating_changes
+    assert aborted.view.game.status.value == "aborted"
+    await effects.run_due()
+    assert await service.storage.ratings.game_changes(first) == []
     await start_game(service, "chess", thread=5001)
     await service.play(channel_id=5001, user=ANN, text="e2e4")
     await service.play(channel_id=5001, user=BOB, text="e7e5")
@@ -192,7 +203,8 @@ async def test_abort_and_resign(service: GameService) -> None:
         resigned.view.status.startswith("Black won by resignation")
         or "resign" in resigned.view.status
     )
-    assert len(resigned.rating_changes) == 2
+    await effects.run_due()
+    assert len(await service.storage.ratings.game_changes(resigned.view.game.id)) == 2
     with pytest.raises(ServiceError, match="is over"):
         await service.play(channel_id=5001, user=BOB, text="d7d5")
 

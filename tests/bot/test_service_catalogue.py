@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import GameService
+from bot.service.effects import EffectRunner
 from rules.record import read_record, replay_record
 from tests.bot.conftest import ANN, BOB, start_game
 from tests.rules.conftest import GAMES
@@ -34,7 +35,9 @@ def test_every_family_has_a_recorded_game() -> None:
 
 
 @pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.stem)
-async def test_a_recorded_game_through_the_service(path: Path, service: GameService) -> None:
+async def test_a_recorded_game_through_the_service(
+    path: Path, service: GameService, effects: EffectRunner
+) -> None:
     record = read_record(path.read_text())
     game_id = await start_game(
         service, record.variant, options=",".join(record.options), rated=True
@@ -57,7 +60,8 @@ async def test_a_recorded_game_through_the_service(path: Path, service: GameServ
         assert not view.finished
     else:
         assert view.finished and view.game.end_detail == expected.result_text
-        assert len(result.rating_changes) == 2
+        await effects.run_due()
+        assert len(await service.storage.ratings.game_changes(game_id)) == 2
     exported = await service.history(channel_id=5000)
     again = replay_record(read_record(exported.text))
     assert [p.notation for p in again.history] == [p.notation for p in replay.history]

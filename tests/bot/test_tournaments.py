@@ -16,7 +16,7 @@ from bot.service.models import UserRef
 from bot.service.timers import TimerService
 from bot.service.tournaments import TournamentService
 from storage import Storage
-from storage.models import DAY
+from storage.models import DAY, DueKind
 
 GUILD, CHANNEL = 900, 901
 ORGANISER = UserRef(200, "Org")
@@ -36,7 +36,7 @@ class World:
         self.storage = await Storage.open(self.target, engine=STORAGE_ENGINE, rng=random.Random(1))
         self.games = GameService(self.storage, clock=self.clock)
         self.tournaments = TournamentService(self.games, rng=random.Random(2))
-        self.timers = TimerService(self.games)
+        self.timers = TimerService(self.storage, self.clock, on_game_ended=self.games.game_ended)
 
     async def restart(self) -> None:
         await self.storage.close()
@@ -109,8 +109,8 @@ async def test_round_robin_of_six(db_target: str) -> None:
     for gid in left[:-1]:
         await world.finish_game(gid, rng)
     clock.advance(2 * DAY)
-    events = await world.timers.run_due()
-    assert any(type(e).__name__ == "TimeoutEvent" for e in events)
+    handled = await world.timers.run_due()
+    assert DueKind.TIMEOUT in [item.kind for item in handled]
     await world.tournaments.advance_all()
 
     t = await world.storage.tournaments.get(tid)

@@ -210,11 +210,12 @@ async def test_two_players_play_chess_in_the_browser(local: Local) -> None:
     )
     await switch_user(page, "alice")
     await slash(page, "move", move="e4e6")
-    refusal = page.locator("article.msg.ephemeral")
-    await _expect(refusal).to_contain_text("e4e6", timeout=WAIT_MS)
+    refusal = page.locator("article.msg.ephemeral", has_text="e4e6")
+    await _expect(refusal).to_contain_text("Only you can see this", timeout=WAIT_MS)
     await switch_user(page, "bob")
     await _expect(page.locator("article.msg", has_text="e4e6")).to_have_count(0, timeout=WAIT_MS)
-    await _expect(page.locator("article.msg.ephemeral")).to_have_count(1)  # his own, earlier
+    # His own, earlier: the refusal of his first try, and "You played e7-e5".
+    await _expect(page.locator("article.msg.ephemeral")).to_have_count(2)
 
     # alice plays Ng1-f3 with the Move button: two select menus, only she sees them.
     await switch_user(page, "alice")

@@ -3,7 +3,7 @@ local Discord stand-in the way players use it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from tests.e2e.conftest import World
 from tests.rules.conftest import GAMES, record_moves
 
 DAY = 86_400
+POST_TIMEOUT = 60.0  # generous: the machine may be busy; a post that never comes fails anyway
 
 
 @asynccontextmanager
@@ -37,8 +38,8 @@ async def start_game(
     challenge = await rec.reply()
     accepted = await fake.click(black, challenge, label="Accept")
     await accepted.response()
-    thread = await fake.wait_for_thread(parent=world.lobby)
-    start = await fake.wait_for_message(thread, include_existing=True)
+    thread = await fake.wait_for_thread(parent=world.lobby, timeout=POST_TIMEOUT)
+    start = await posted(fake, thread, 0, lambda m: "the game begins" in m.content)
     return thread, start
 
 
@@ -50,8 +51,32 @@ def assert_board_png(message: FakeMessage, files: int, ranks: int) -> None:
     assert abs(png.width / png.height - files / ranks) < 0.45
 
 
+async def posted(
+    fake: FakeDiscord, channel: FakeChannel, since: int, predicate: Callable[[FakeMessage], bool]
+) -> FakeMessage:
+    """The first public message in `channel` after its first `since` messages that matches
+    (the bot's posts come from its effects loop, a moment after the command's reply)."""
+    found: list[FakeMessage] = []
+
+    def check() -> bool:
+        found[:] = [
+            m
+            for m in channel.messages[since:]
+            if not m.ephemeral and not m.deleted and not m.loading and predicate(m)
+        ]
+        return bool(found)
+
+    await fake.wait_until(check, POST_TIMEOUT, f"a post in #{channel.name}")
+    return found[0]
+
+
 async def play(fake: FakeDiscord, user: FakeUser, thread: FakeChannel, move: str) -> FakeMessage:
-    return await (await fake.slash(user, thread, "move", move=move)).reply()
+    """The move's post in the thread; or the refusal, which only the player sees."""
+    since = len(thread.messages)
+    reply = await (await fake.slash(user, thread, "move", move=move)).reply()
+    if not (reply.ephemeral and reply.content.startswith("You played")):
+        return reply
+    return await posted(fake, thread, since, lambda m: " played **" in m.text)
 
 
 async def test_a_challenge_accepted_by_button_opens_a_thread(world: World, tmp_path: Path) -> None:
@@ -167,7 +192,8 @@ async def test_a_draw_offer_accepted_by_button(world: World, tmp_path: Path) -> 
         assert "own draw offer" in (await refused.reply()).content
         accepted = await fake.click(world.bob, offer, label="Accept draw")
         await accepted.response()
-        result = await fake.wait_for_message(thread, lambda m: "Draw by agreement" in m.text)
+        result = await posted(fake, thread, 0, lambda m: "Draw by agreement" in m.text)
+        assert "Draw agreed" in result.text
         assert_board_png(result, 10, 10)
 
 
@@ -215,14 +241,14 @@ async def test_a_game_left_alone_is_reminded_then_lost_on_time(
         bot = runner.client
         clock.advance(DAY)  # 24 h before Bob's deadline
         bot.timers.poke()
-        reminder = await fake.wait_for_message(thread, lambda m: "Reminder" in m.content)
+        reminder = await posted(fake, thread, 0, lambda m: "Reminder" in m.content)
         assert world.bob.id in reminder.mention_ids
         clock.advance(DAY - 3600)
         bot.timers.poke()
-        await fake.wait_for_message(thread, lambda m: "Reminder" in m.content and m is not reminder)
+        await posted(fake, thread, 0, lambda m: "Reminder" in m.content and m is not reminder)
         clock.advance(3600)
         bot.timers.poke()
-        timeout = await fake.wait_for_message(thread, lambda m: "on time" in m.text)
+        timeout = await posted(fake, thread, 0, lambda m: "on time" in m.text)
         assert "White wins on time" in timeout.text
         assert {world.alice.id, world.bob.id} <= set(timeout.mention_ids)
         assert_board_png(timeout, 8, 8)
@@ -236,16 +262,16 @@ async def test_a_refused_dm_falls_back_to_the_thread(world: World, tmp_path: Pat
         await (await fake.slash(world.bob, world.lobby, "settings", notify="dm")).reply()
         fake.refuse_dms(world.bob)
         await play(fake, world.alice, thread, "d2d4")
-        notice = await fake.wait_for_message(
-            thread, lambda m: "Your turn" in m.content, include_existing=True
-        )
+        notice = await posted(fake, thread, 0, lambda m: "Your turn" in m.content)
         assert world.bob.id in notice.mention_ids
         fake.refuse_dms(world.bob, refuse=False)
         await play(fake, world.bob, thread, "d7d5")
         await (await fake.slash(world.alice, world.lobby, "settings", notify="dm")).reply()
         clock.advance(2 * DAY)
         runner.client.timers.poke()
-        await fake.wait_until(lambda: any("Reminder" in m.content for m in fake.dms(world.alice)))
+        await fake.wait_until(
+            lambda: any("Reminder" in m.content for m in fake.dms(world.alice)), POST_TIMEOUT
+        )
 
 
 async def test_ratings_leaderboard_vacation_and_finished_games(
@@ -256,8 +282,12 @@ async def test_ratings_leaderboard_vacation_and_finished_games(
         thread, _ = await start_game(world, "chess", world.alice, world.bob)
         await play(fake, world.alice, thread, "e2e4")
         await play(fake, world.bob, thread, "e7e5")
+        since = len(thread.messages)
         resigned = await (await fake.slash(world.bob, thread, "resign")).reply()
-        assert "White wins by resignation" in resigned.text and "→" in resigned.text
+        assert resigned.ephemeral and "White wins by resignation" in resigned.text
+        post = await posted(fake, thread, since, lambda m: "resign" in m.text)
+        assert "White wins by resignation" in post.text and "→" in post.text
+        assert "bob resigned" in post.text
         rating = await (await fake.slash(world.alice, world.lobby, "rating")).reply()
         assert rating.ephemeral and "Chess" in rating.text and "(provisional)" in rating.text
         board = await (

@@ -84,6 +84,18 @@ async def press(fake: FakeDiscord, user: FakeUser, menu: FakeMessage, label: str
     await fake.wait_until(lambda: len(menu.history) > edits, WAIT, f"the menu after {label}")
 
 
+async def board_post(fake: FakeDiscord, thread: FakeChannel, text: str) -> FakeMessage:
+    """The board posted in the thread after a move (the move's effect, a moment later)."""
+    found: list[FakeMessage] = []
+
+    def posted() -> bool:
+        found[:] = [m for m in fake.messages(thread) if text in m.text]
+        return bool(found)
+
+    await fake.wait_until(posted, WAIT, f"the post {text!r}")
+    return found[0]
+
+
 async def latest_board(fake: FakeDiscord, thread: FakeChannel) -> FakeMessage:
     boards = [m for m in fake.messages(thread) if m.attachments and m.buttons]
     return boards[-1]
@@ -124,12 +136,10 @@ async def test_move_button_on_bigorra_pages_and_promotion(world: World, tmp_path
         assert "Where does the Pawn on m15 go?" in menu.content
         targets = options(menu)
         assert targets == {"l16": "m15xl16Q", "n16": "m15xn16Q"}
-        posts = len(fake.messages(thread))
         await choose(fake, alice, menu, "l16")
         assert "You played **m15xl16Q**" in menu.content and not list(menu.iter_components())
-        await fake.wait_until(lambda: len(fake.messages(thread)) > posts, WAIT, "the board post")
-        post = fake.messages(thread)[-1]
-        assert not post.ephemeral and "alice played **m15xl16Q**" in post.text
+        post = await board_post(fake, thread, "alice played **m15xl16Q**")
+        assert not post.ephemeral
         assert bob.id in post.mention_ids and [b["label"] for b in post.buttons] == ["Move"]
         assert post.attachments[0].is_png
 
@@ -150,10 +160,9 @@ async def test_move_button_promotion_choice_and_stale_menus(world: World, tmp_pa
         assert "choose" in menu.content
         assert set(options(menu)) == {"a7xb8Q", "a7xb8R", "a7xb8B", "a7xb8N"}
         stale = await open_menu(fake, alice, start)  # another menu, for later
-        posts = len(fake.messages(thread))
         await choose(fake, alice, menu, "a7xb8N")
         assert "You played **a7xb8N**" in menu.content
-        await fake.wait_until(lambda: len(fake.messages(thread)) > posts, WAIT, "the board post")
+        await board_post(fake, thread, "alice played **a7xb8N**")
         # A menu opened before the move is refused in a sentence, and changes nothing.
         rec = await fake.select(alice, stale, select_id(stale), ["a7"])
         await rec.response(WAIT)

@@ -246,3 +246,26 @@ async def test_gateway_identify_ready_and_resume(world: World) -> None:
     await fake.wait_until(
         lambda: all(not s.live for s in fake.sessions.values()), 2, "the session end"
     )
+
+
+async def test_a_repeated_nonce_returns_the_first_message(
+    world: World, http: aiohttp.ClientSession
+) -> None:
+    """`enforce_nonce`: a create repeating a nonce within the window hands back the first
+    message instead of a second one (what a bot retrying a post after a crash relies on)."""
+    fake, lobby = world.fake, world.lobby
+    path = f"/channels/{lobby.id}/messages"
+    sent = {"content": "once", "nonce": "fp12", "enforce_nonce": True}
+    status, first = await call(http, "POST", path, json=sent)
+    assert status == 200 and first["nonce"] == "fp12"
+    status, again = await call(http, "POST", path, json={**sent, "content": "twice?"})
+    assert status == 200 and again["id"] == first["id"] and again["content"] == "once"
+    assert [m.content for m in fake.messages(lobby)] == ["once"]
+    assert [m.id for m in fake.nonce_repeats] == [int(first["id"])]
+    # Without enforce_nonce, or with another nonce, messages are created as usual.
+    await call(http, "POST", path, json={"content": "a", "nonce": "fp12"})
+    await call(http, "POST", path, json={"content": "b", "nonce": "fp13", "enforce_nonce": True})
+    assert [m.content for m in fake.messages(lobby)] == ["once", "a", "b"]
+    status, body = await call(http, "POST", path, json={"content": "c", "nonce": "x" * 26})
+    assert status == 400 and body["code"] == 50035
+    assert [v.code for v in fake.take_violations()] == ["message.nonce_too_long"]

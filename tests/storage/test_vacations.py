@@ -7,7 +7,7 @@ import pytest
 from storage import Storage
 from storage.clock import year_start
 from storage.errors import VacationError
-from storage.models import DAY, HOUR, VACATION_ALLOWANCE_SECONDS, Clock, DueKind
+from storage.models import DAY, HOUR, VACATION_ALLOWANCE_SECONDS, Clock, DueKind, Termination
 from tests.storage.conftest import BLACK, T0, THIRD, WHITE, make_move, new_game, play
 
 
@@ -115,8 +115,12 @@ async def test_vacation_refusals_and_status_of_strangers(store: Storage) -> None
 
 
 async def test_a_clock_already_run_out_is_not_stopped(store: Storage) -> None:
+    """Deadlines win: starting a vacation after the deadline first writes the loss."""
     game = await new_game(store, clock=Clock(DAY, 0))
     await store.vacations.start(WHITE, T0 + 2 * DAY)
-    assert (await store.games.get(game.id)).deadline_at == T0 + DAY
-    over = await store.games.claim_timeout(game.id, 0, T0 + 2 * DAY)
-    assert over.winner_id == BLACK
+    over = await store.games.get(game.id)
+    assert (over.termination, over.winner_id, over.ended_at) == (
+        Termination.TIMEOUT,
+        BLACK,
+        T0 + DAY,
+    )

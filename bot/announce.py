@@ -1,0 +1,302 @@
+"""The Discord side of effects: the posts that game events set off.
+
+Each handler reads what to show from the service (`bot.service.consequences`), draws the
+board in a worker thread and posts through `EffectRun.post`: the message carries a nonce
+derived from the effect (Discord hands back the first message when a nonce repeats) and its
+id is remembered before the effect is marked done, so a post is never doubled by a restart.
+Posts go to the game's thread (created by `game.started`), or by DM for players who asked
+for DMs; a DM that Discord refuses falls back to a mention in the thread. Messages in the
+thread also keep it from being archived.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+from collections.abc import Callable
+from typing import Literal
+
+import discord
+
+from bot.service import consequences
+from bot.service.consequences import GameEvent, game_event, notice
+from bot.service.effects import EffectRegistry, EffectRun, GiveUp
+from bot.service.games import GameService
+from bot.service.models import GameView
+from bot.ui.embeds import challenge_embed, game_embed, rating_lines, to_move_mention
+from bot.ui.format import deadline, mention
+from storage.models import Termination
+
+log = logging.getLogger("fairypost.announce")
+THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: correspondence games are slow
+THREAD_EXISTS = 160004  # "A thread has already been created for this message"
+
+
+BoardButtons = Callable[[GameView], "discord.ui.View | None"]
+"""The buttons under a board (the Move button of `bot.cogs.boards`), given by the client."""
+
+
+def install(
+    registry: EffectRegistry,
+    client: discord.Client,
+    service: GameService,
+    buttons: BoardButtons = lambda view: None,
+) -> None:
+    """Registers the handlers of the posts (`bot.service.consequences` records them)."""
+    bot = Poster(client, service, buttons)
+
+    async def game_post(run: EffectRun) -> None:
+        await post_game_event(bot, run)
+
+    async def notice_post(run: EffectRun) -> None:
+        await post_notice(bot, run)
+
+    async def challenge_expired(run: EffectRun) -> None:
+        await edit_expired_challenge(bot, run)
+
+    async def replay_post(run: EffectRun) -> None:
+        await post_replay(bot, run)
+
+    for kind in consequences.GAME_POSTS:
+        registry.register(kind, game_post)
+    registry.register(consequences.REPLAY, replay_post)
+    registry.register(consequences.NOTICE, notice_post)
+    registry.register(consequences.CHALLENGE_EXPIRED, challenge_expired)
+
+
+class Poster:
+    """The client and the service, as the handlers use them."""
+
+    def __init__(self, client: discord.Client, service: GameService, buttons: BoardButtons) -> None:
+        self.client = client
+        self.service = service
+        self.buttons = buttons
+
+    def get_channel(self, channel_id: int) -> object:
+        return self.client.get_channel(channel_id)
+
+    async def fetch_channel(self, channel_id: int) -> object:
+        return await self.client.fetch_channel(channel_id)
+
+    def get_user(self, user_id: int) -> discord.User | None:
+        return self.client.get_user(user_id)
+
+    async def fetch_user(self, user_id: int) -> discord.User:
+        return await self.client.fetch_user(user_id)
+
+
+def thread_name(variant: str, white: str, black: str) -> str:
+    return f"{variant}: {white} vs {black}"[:100]
+
+
+async def channel_of(bot: Poster, channel_id: int | None) -> discord.abc.Messageable:
+    """The channel or thread, unarchived; raises (so the effect is retried) if Discord
+    cannot give it."""
+    if channel_id is None:
+        raise GiveUp("no channel to post in")
+    channel = bot.get_channel(channel_id)
+    if channel is None:
+        channel = await bot.fetch_channel(channel_id)
+    if isinstance(channel, discord.Thread) and channel.archived:
+        with contextlib.suppress(discord.HTTPException):
+            await channel.edit(archived=False)
+    if not isinstance(channel, discord.abc.Messageable):
+        raise GiveUp(f"channel {channel_id} cannot hold messages")
+    return channel
+
+
+async def open_thread(bot: Poster, event: GameEvent) -> int:
+    """The game's thread: started from the challenge's post when it is known (Discord allows
+    one thread per message, so a repeat finds the first one: its id is the message's), else
+    a new thread in the channel. Remembered on the game at once."""
+    game = event.view.game
+    if game.thread_id is not None:
+        return game.thread_id
+    name = thread_name(event.view.variant.name, event.view.white_name, event.view.black_name)
+    parent = await channel_of(bot, game.channel_id)
+    thread_id: int
+    if game.message_id is not None and isinstance(parent, discord.TextChannel):
+        try:
+            thread = await parent.get_partial_message(game.message_id).create_thread(
+                name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
+            thread_id = thread.id
+        except discord.HTTPException as exc:
+            if exc.code != THREAD_EXISTS:
+                raise
+            thread_id = game.message_id
+    elif isinstance(parent, discord.TextChannel):
+        thread = await parent.create_thread(
+            name=name,
+            auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            type=discord.ChannelType.public_thread,
+        )
+        thread_id = thread.id
+    else:
+        return game.channel_id  # no threads here: the game is played in the channel itself
+    await bot.service.attach_thread(game.id, thread_id)
+    return thread_id
+
+
+async def link_challenge(bot: Poster, event: GameEvent, thread_id: int) -> None:
+    """Points the accepted challenge's post at the game's thread (an edit: idempotent)."""
+    game = event.view.game
+    if game.challenge_id is None or game.message_id is None or thread_id == game.channel_id:
+        return
+    challenge = await bot.service.storage.challenges.get(game.challenge_id)
+    who = await bot.service.name_of(challenge.resolved_by) if challenge.resolved_by else "?"
+    channel = await channel_of(bot, game.channel_id)
+    message = channel.get_partial_message(game.message_id)  # type: ignore[attr-defined]
+    try:
+        await message.edit(content=f"Accepted by {who}: the game goes on in <#{thread_id}>.")
+    except discord.NotFound:
+        log.info("game %s: the challenge's post is gone", game.id)
+
+
+def headline(event: GameEvent) -> str | None:
+    who = event.actor_name or "A player"
+    if event.kind == consequences.MOVED or event.notation is not None:
+        return f"{who} played **{event.notation}**"
+    if event.kind == consequences.TAKEBACK:
+        return f"{who} accepted the takeback."
+    if event.kind != consequences.ENDED:
+        return None
+    termination = event.view.game.termination
+    return (
+        {
+            Termination.RESIGNATION: f"{who} resigned.",
+            Termination.AGREEMENT: "Draw agreed.",
+            Termination.TIMEOUT: "The deadline passed.",
+            Termination.ABORTED: f"{who} aborted the game.",
+            Termination.ADJUDICATION: "The game was adjudicated.",
+        }.get(termination)
+        if termination is not None
+        else f"{who} aborted the game."
+    )
+
+
+def content(event: GameEvent) -> str:
+    view = event.view
+    g = view.game
+    if event.kind == consequences.STARTED:
+        return (
+            f"{mention(g.white_id)} (White) vs {mention(g.black_id)} (Black): "
+            "the game begins! Play with `/move` here."
+        )
+    if event.kind == consequences.ENDED:
+        text = f"{to_move_mention(view)} — **{view.status}**"
+        if event.rating_changes:
+            names = {g.white_id: view.white_name, g.black_id: view.black_name}
+            text += "\n" + rating_lines(event.rating_changes, names)
+        return text
+    return f"{to_move_mention(view)}, your move."
+
+
+async def post_game_event(bot: Poster, run: EffectRun) -> None:
+    event = await game_event(bot.service, run)
+    if event is None:
+        return
+    if run.posted:
+        return
+    if event.kind == consequences.STARTED:
+        channel_id = await open_thread(bot, event)
+        await link_challenge(bot, event, channel_id)
+    else:
+        game = event.view.game
+        channel_id = game.thread_id or game.channel_id
+    channel = await channel_of(bot, channel_id)
+    picture = await bot.service.render(event.view.scene)
+
+    buttons = bot.buttons(event.view) if event.view.game.is_active else None
+
+    async def send(nonce: str) -> tuple[int, int]:
+        message = await channel.send(
+            content=content(event),
+            embed=game_embed(event.view, headline=headline(event)),
+            file=discord.File(
+                io.BytesIO(picture.png),
+                filename=picture.filename,
+                description=picture.description or None,
+            ),
+            view=buttons or discord.utils.MISSING,
+            nonce=nonce,
+        )
+        return message.channel.id, message.id
+
+    await run.post(send)
+    log.info(
+        "game %s: %s posted (ply %s)", event.view.game.id, event.kind, event.view.game.ply_count
+    )
+
+
+async def post_replay(bot: Poster, run: EffectRun) -> None:
+    """After a game's last post: the whole game as an animated picture."""
+    game_id = run.effect.game_id
+    if game_id is None or run.posted:
+        return
+    animation = await bot.service.replay(game_id)
+    if animation is None:
+        return
+    game = await bot.service.storage.games.get(game_id)
+    channel = await channel_of(bot, game.thread_id or game.channel_id)
+
+    async def send(nonce: str) -> tuple[int, int]:
+        message = await channel.send(
+            content=f"🎞 Game #{game_id}, move by move ({animation.plies} plies).",
+            file=discord.File(io.BytesIO(animation.data), filename=animation.filename),
+            nonce=nonce,
+        )
+        return message.channel.id, message.id
+
+    await run.post(send)
+
+
+async def post_notice(bot: Poster, run: EffectRun) -> None:
+    note = await notice(bot.service, run)
+    if note is None or run.posted:
+        return
+    g = note.game
+    where = f"<#{g.thread_id}>" if g.thread_id else f"game #{g.id}"
+    if note.reminder:
+        text = (
+            f"⏰ Reminder: your move in {where} ({note.variant_name} vs "
+            f"{note.opponent_name}) is due {deadline(g.deadline_at)}."
+        )
+    else:
+        text = f"Your turn in {where} ({note.variant_name} vs {note.opponent_name})." + (
+            f" Deadline {deadline(g.deadline_at)}." if g.deadline_at else ""
+        )
+    if not note.via_dm and not note.reminder:
+        return  # the move's own post in the thread already mentioned the player
+
+    async def send(nonce: str) -> tuple[int, int]:
+        if note.via_dm:
+            try:
+                user = bot.get_user(note.user_id) or await bot.fetch_user(note.user_id)
+                message = await user.send(text, nonce=nonce)
+                return message.channel.id, message.id
+            except discord.Forbidden:
+                log.info("DM to %s refused; mentioning in the thread instead", note.user_id)
+        channel = await channel_of(bot, g.thread_id or g.channel_id)
+        message = await channel.send(f"{mention(note.user_id)} {text}", nonce=nonce)
+        return message.channel.id, message.id
+
+    await run.post(send)
+
+
+async def edit_expired_challenge(bot: Poster, run: EffectRun) -> None:
+    """Editing is idempotent: a repeat only sets the same embed again."""
+    challenge_id = run.effect.payload.get("challenge_id")
+    if not isinstance(challenge_id, int):
+        raise GiveUp("no challenge id")
+    view = await bot.service.challenge_view(challenge_id)
+    c = view.challenge
+    if c.message_id is None:
+        return
+    channel = await channel_of(bot, c.channel_id)
+    message = channel.get_partial_message(c.message_id)  # type: ignore[attr-defined]
+    try:
+        await message.edit(embed=challenge_embed(view, with_image=False), view=None, attachments=[])
+    except discord.NotFound:
+        log.info("challenge %s: its post is gone; nothing to update", c.id)

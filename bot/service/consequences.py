@@ -1,0 +1,213 @@
+"""What game events set off: the effect rules and the Discord-free parts of the effects.
+
+Every rule here runs inside the event's storage transaction (see `bot.service.effects`);
+the effects of a game run in its queue, in this order:
+
+- a challenge is accepted: `game.started` (the game's thread and first post);
+- a move that does not end the game: `game.moved` (the board after it, the opponent's
+  mention);
+- any ending (a move, resignation, agreement, timeout, abort, adjudication):
+  `ratings.apply` if rated and finished, then `game.ended` (the final board, the result,
+  the rating changes), then `game.replay` (the animated replay) if any move was played;
+- a takeback: `game.takeback` (the board it went back to);
+- a turn notice or reminder falls due: `notice.send`, in a queue of its own per game, so a
+  refused DM never holds up the game's posts;
+- a challenge expires: `challenge.expired` (its post is updated).
+
+`ratings.apply` is carried out here; the posts by the Discord layer (`bot/announce.py`),
+from the `GameEvent` values `game_event` builds.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from bot.service.effects import EffectRegistry, EffectRun, GiveUp
+from bot.service.games import GameService
+from bot.service.models import GameView
+from storage.errors import GameNotFoundError
+from storage.models import (
+    EventKind,
+    Game,
+    GameStatus,
+    NewEffect,
+    NotifyMode,
+    RatingChange,
+    StorageEvent,
+    Termination,
+)
+
+log = logging.getLogger("fairypost.effects")
+
+STARTED = "game.started"
+MOVED = "game.moved"
+ENDED = "game.ended"
+TAKEBACK = "game.takeback"
+REPLAY = "game.replay"
+RATINGS = "ratings.apply"
+NOTICE = "notice.send"
+CHALLENGE_EXPIRED = "challenge.expired"
+
+GAME_POSTS = (STARTED, MOVED, ENDED, TAKEBACK)
+
+
+def _game_effect(kind: str, event: StorageEvent) -> NewEffect:
+    assert event.game is not None  # the rules below are registered for game events only
+    return NewEffect(kind, {"ply": event.ply, "by": event.actor_id}, event.game.id)
+
+
+def on_started(event: StorageEvent) -> list[NewEffect]:
+    """A game born from a challenge gets its thread and first post here; games made by
+    something else (a tournament's round, an import) are announced by their maker."""
+    if event.game is None or event.game.challenge_id is None:
+        return []
+    return [_game_effect(STARTED, event)]
+
+
+def on_moved(event: StorageEvent) -> list[NewEffect]:
+    return [_game_effect(MOVED, event)]
+
+
+def on_ended(event: StorageEvent) -> list[NewEffect]:
+    game = event.game
+    assert game is not None
+    out = []
+    if game.rated and game.status is GameStatus.FINISHED:
+        out.append(NewEffect(RATINGS, {}, game.id, dedupe_key=f"{RATINGS}:{game.id}"))
+    out.append(_game_effect(ENDED, event))
+    if game.status is GameStatus.FINISHED and game.ply_count > 0:
+        out.append(NewEffect(REPLAY, {}, game.id))
+    return out
+
+
+def on_takeback(event: StorageEvent) -> list[NewEffect]:
+    return [_game_effect(TAKEBACK, event)]
+
+
+def on_notice(event: StorageEvent) -> list[NewEffect]:
+    due, game = event.due, event.game
+    assert due is not None and game is not None
+    payload = {
+        "user_id": due.user_id,
+        "ply": due.ply,
+        "reminder": due.kind.value == "reminder",
+        "offset": due.offset_seconds,
+    }
+    return [NewEffect(NOTICE, payload, game.id, queue=f"notices:{game.id}")]
+
+
+def on_challenge_expired(event: StorageEvent) -> list[NewEffect]:
+    challenge = event.challenge
+    assert challenge is not None
+    return [
+        NewEffect(
+            CHALLENGE_EXPIRED, {"challenge_id": challenge.id}, queue=f"challenge:{challenge.id}"
+        )
+    ]
+
+
+def install(registry: EffectRegistry, service: GameService) -> None:
+    """Attaches the rules above to storage events and registers `ratings.apply`. The posts'
+    handlers are the Discord layer's (`bot.announce.install`)."""
+    registry.on(EventKind.GAME_STARTED, on_started)
+    registry.on(EventKind.MOVE_PLAYED, on_moved)
+    registry.on(EventKind.GAME_ENDED, on_ended)
+    registry.on(EventKind.TAKEBACK, on_takeback)
+    registry.on(EventKind.NOTICE_DUE, on_notice)
+    registry.on(EventKind.CHALLENGE_EXPIRED, on_challenge_expired)
+
+    async def apply_ratings(run: EffectRun) -> None:
+        """Idempotent: storage applies a game's ratings once (a repeat returns them)."""
+        game_id = run.effect.game_id
+        if game_id is None:
+            raise GiveUp("a rating update without a game")
+        try:
+            game = await service.storage.games.get(game_id)
+        except GameNotFoundError as exc:
+            raise GiveUp(str(exc)) from exc
+        await service.ratings.apply(game)
+
+    registry.register(RATINGS, apply_ratings)
+
+
+@dataclass(frozen=True, slots=True)
+class GameEvent:
+    """What a game post shows: the board at the event's ply and what happened."""
+
+    kind: str
+    view: GameView
+    actor_id: int | None
+    actor_name: str
+    notation: str | None
+    """The move played (for `game.moved`, and `game.ended` when a move ended it)."""
+    rating_changes: tuple[RatingChange, ...]
+
+
+async def game_event(service: GameService, run: EffectRun) -> GameEvent | None:
+    """The post of a game effect, or None when it can no longer be shown (its moves were
+    taken back before it could be posted)."""
+    effect = run.effect
+    if effect.game_id is None:
+        raise GiveUp("a game post without a game")
+    payload = effect.payload
+    try:
+        game = await service.storage.games.get(effect.game_id)
+    except GameNotFoundError as exc:
+        raise GiveUp(str(exc)) from exc
+    ply = payload.get("ply")
+    ply = game.ply_count if not isinstance(ply, int) else ply
+    view = await service.view_at(game, ply)
+    if view is None:
+        log.info("effect %d: game %d no longer has ply %d; not posted", effect.id, game.id, ply)
+        return None
+    actor = payload.get("by")
+    actor_id = actor if isinstance(actor, int) else None
+    ended_by_move = game.termination is Termination.RULES
+    notation = view.last_move if effect.kind == MOVED or ended_by_move else None
+    changes: tuple[RatingChange, ...] = ()
+    if effect.kind == ENDED:
+        changes = tuple(await service.storage.ratings.game_changes(game.id))
+    name = await service.name_of(actor_id) if actor_id is not None else ""
+    return GameEvent(effect.kind, view, actor_id, name, notation, changes)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A "your turn" notice or a reminder before the deadline, for one player."""
+
+    game: Game
+    user_id: int
+    variant_name: str
+    opponent_name: str
+    via_dm: bool
+    """The player asked for direct messages (else: a mention in the game's thread)."""
+    reminder: bool
+    seconds_left: int | None
+
+
+async def notice(service: GameService, run: EffectRun) -> Notice | None:
+    """The notice of a `notice.send` effect; None when it is stale (the turn is over)."""
+    effect = run.effect
+    user_id = effect.payload.get("user_id")
+    if effect.game_id is None or not isinstance(user_id, int):
+        raise GiveUp("a notice without a game or a player")
+    try:
+        game = await service.storage.games.get(effect.game_id)
+    except GameNotFoundError as exc:
+        raise GiveUp(str(exc)) from exc
+    if not game.is_active or game.ply_count != effect.payload.get("ply"):
+        log.info("effect %d: the turn it announced is over; not sent", effect.id)
+        return None
+    player = await service.storage.players.find(user_id)
+    variant = service.resolve_variant(game.variant_id, ",".join(game.options))
+    left = game.deadline_at - run.now if game.deadline_at is not None else None
+    return Notice(
+        game=game,
+        user_id=user_id,
+        variant_name=variant.name,
+        opponent_name=await service.name_of(game.opponent_of(user_id)),
+        via_dm=player is not None and player.notify_mode is NotifyMode.DM,
+        reminder=bool(effect.payload.get("reminder")),
+        seconds_left=left,
+    )

@@ -1,0 +1,142 @@
+"""The effects runner: handlers run once, failures are retried with back-off and finally
+recorded as failed, a remembered post is never sent again, stale claims are resumed."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot.service import ManualClock
+from bot.service.effects import (
+    EffectRegistry,
+    EffectRun,
+    EffectRunner,
+    GiveUp,
+    RetryPolicy,
+)
+from storage import Storage
+from storage.models import EffectStatus, NewEffect
+
+
+@pytest.fixture
+def registry(storage: Storage) -> EffectRegistry:
+    return EffectRegistry(storage)
+
+
+async def test_a_handler_runs_once_and_the_effect_is_done(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock
+) -> None:
+    seen: list[dict[str, object]] = []
+
+    async def handler(run: EffectRun) -> None:
+        seen.append(dict(run.effect.payload))
+
+    registry.register("job", handler)
+    (effect,) = await storage.effects.add([NewEffect("job", {"n": 1})], clock.now())
+    runner = EffectRunner(registry, clock)
+    assert await runner.run_due() == 1
+    assert await runner.run_due() == 0
+    assert seen == [{"n": 1}]
+    assert (await storage.effects.get(effect.id)).status is EffectStatus.DONE
+
+
+async def test_failures_back_off_then_fail_for_good(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    attempts: list[int] = []
+
+    async def flaky(run: EffectRun) -> None:
+        attempts.append(clock.now())
+        raise RuntimeError("Discord said 503")
+
+    registry.register("post", flaky, policy=RetryPolicy(max_attempts=3, first_delay=10, factor=3))
+    (effect,) = await storage.effects.add([NewEffect("post")], clock.now())
+    runner = EffectRunner(registry, clock)
+    start = clock.now()
+    await runner.run_due()
+    assert await runner.next_due_at() == start + 10
+    clock.advance(9)
+    assert await runner.run_due() == 0
+    clock.advance(1)
+    await runner.run_due()
+    assert await runner.next_due_at() == start + 10 + 30
+    clock.advance(30)
+    with caplog.at_level(logging.ERROR, "fairypost.effects"):
+        await runner.run_due()
+    assert attempts == [start, start + 10, start + 40]
+    failed = await storage.effects.get(effect.id)
+    assert failed.status is EffectStatus.FAILED and "503" in failed.last_error
+    assert "FAILED" in caplog.text and runner.failed == 1
+    assert await runner.next_due_at() is None
+
+
+async def test_give_up_fails_at_once(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock
+) -> None:
+    async def hopeless(run: EffectRun) -> None:
+        raise GiveUp("the thread is gone")
+
+    registry.register("post", hopeless)
+    (effect,) = await storage.effects.add([NewEffect("post")], clock.now())
+    await EffectRunner(registry, clock).run_due()
+    failed = await storage.effects.get(effect.id)
+    assert (failed.status, failed.attempts) == (EffectStatus.FAILED, 1)
+    assert failed.last_error == "gave up: the thread is gone"
+
+
+async def test_a_remembered_post_is_not_sent_again(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock
+) -> None:
+    """The process died after the post was sent and its id remembered, before the effect
+    was marked done: the next attempt finds the message and sends nothing."""
+    sent: list[str] = []
+
+    async def post(run: EffectRun) -> None:
+        await run.post(lambda nonce: _send(sent, nonce))
+
+    registry.register("post", post)
+    (effect,) = await storage.effects.add([NewEffect("post")], clock.now())
+    dead = EffectRunner(registry, clock, owner="dead")
+    (claimed,) = await storage.effects.claim("dead", clock.now())
+    run = EffectRun(dead, claimed)
+    await run.post(lambda nonce: _send(sent, nonce))
+    # ... killed here. A new process starts, holding the instance lock:
+    fresh = EffectRunner(registry, clock)
+    assert await fresh.resume(exclusive=True) == 1
+    await fresh.run_due()
+    done = await storage.effects.get(effect.id)
+    assert (done.status, done.channel_id, done.message_id) == (EffectStatus.DONE, 10, 1001)
+    assert sent == [f"fp{effect.id}"]
+
+
+async def _send(sent: list[str], nonce: str) -> tuple[int, int]:
+    sent.append(nonce)
+    return 10, 1000 + len(sent)
+
+
+async def test_a_claim_of_a_live_worker_is_left_alone(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock
+) -> None:
+    ran: list[int] = []
+
+    async def handler(run: EffectRun) -> None:
+        ran.append(run.effect.id)
+
+    registry.register("job", handler)
+    await storage.effects.add([NewEffect("job")], clock.now())
+    await storage.effects.claim("other process", clock.now(), lease_seconds=60)
+    runner = EffectRunner(registry, clock)
+    await runner.resume(exclusive=False)  # another process may be alive: keep its claim
+    assert await runner.run_due() == 0
+    clock.advance(60)
+    assert await runner.run_due() == 1 and len(ran) == 1
+
+
+async def test_unknown_kinds_wait_and_do_not_spin(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock
+) -> None:
+    await storage.effects.add([NewEffect("from.a.newer.version")], clock.now())
+    runner = EffectRunner(registry, clock)
+    assert await runner.run_due() == 0
+    assert await runner.next_due_at() is None
