@@ -164,7 +164,7 @@ class Effects:
     ) -> list[Effect]:
         """Effects, oldest first, filtered by status, game and kind."""
         _rows.check_positive("the limit", limit)
-        where, params = ["1"], []
+        where, params = ["1 = 1"], []
         for column, value in (("status", status), ("game_id", game_id), ("kind", kind)):
             if value is not None:
                 where.append(f"{column} = ?")
