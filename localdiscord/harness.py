@@ -10,7 +10,12 @@ discord.py 2.7.1 has no public setting for its addresses. The hooks used, all ch
   stand-in answers that too). Reconnects then use READY's ``resume_gateway_url``;
 * ``client._connection.guild_ready_timeout`` — lowered so READY is not delayed 2 s;
 * ``client.http.connector`` — given a resolver that refuses every DNS lookup, so a request
-  escaping the redirect fails at once (and is recorded) instead of reaching discord.com.
+  escaping the redirect fails at once (and is recorded) instead of reaching discord.com;
+* ``client.http.http_trace`` (the public ``http_trace`` argument of ``Client``) — an aiohttp
+  trace that numbers the bot's REST requests and tells the stand-in when the bot has read
+  each answer, so a simulated user never clicks a button before the bot has seen the
+  answer that created it (and registered its view). Without it, the order depended on the
+  event loop's scheduling, which differs between Python versions.
 
 Compression: ``DiscordWebSocket.from_client`` always asks for ``compress=zlib-stream`` (or
 ``zstd-stream`` when zstandard is importable) and ``Client.connect`` offers no switch. The
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import socket
 from collections.abc import Iterator
@@ -34,7 +40,7 @@ import discord.gateway
 import discord.http
 import yarl
 
-from .server import LocalDiscord
+from .server import REQUEST_SERIAL_HEADER, LocalDiscord
 
 PINNED_DISCORD_VERSION = "2.7.1"
 REAL_API_BASE = "https://discord.com/api/v10"
@@ -70,6 +76,8 @@ def check_redirect_hooks(client: discord.Client | None = None) -> None:
             problems.append("client._connection.guild_ready_timeout is gone")
         if not hasattr(getattr(client, "http", None), "connector"):
             problems.append("client.http.connector is gone")
+        if not hasattr(getattr(client, "http", None), "http_trace"):
+            problems.append("client.http.http_trace is gone")
     if problems:
         raise RedirectHooksChanged(
             "the e2e harness cannot point discord.py at the stand-in:\n  - "
@@ -126,6 +134,33 @@ class _RefuseDNS(aiohttp.abc.AbstractResolver):
 
     async def close(self) -> None:
         return None
+
+
+_request_serials = itertools.count(1)
+
+
+class _DeliveryTrace(aiohttp.TraceConfig):
+    """Numbers the bot's REST requests (a header the stand-in records when it answers) and
+    reports when the bot has read each answer, or when the request failed."""
+
+    def __init__(self, fake: LocalDiscord) -> None:
+        super().__init__()
+        self.fake = fake
+        self.on_request_start.append(self._started)
+        self.on_response_chunk_received.append(self._read)  # sent once read() has the body
+        self.on_request_exception.append(self._read)
+
+    async def _started(
+        self, _: aiohttp.ClientSession, ctx: Any, params: aiohttp.TraceRequestStartParams
+    ) -> None:
+        if str(params.url).startswith(self.fake.api_base):
+            ctx.localdiscord_serial = next(_request_serials)
+            params.headers[REQUEST_SERIAL_HEADER] = str(ctx.localdiscord_serial)
+
+    async def _read(self, _: aiohttp.ClientSession, ctx: Any, __: object) -> None:
+        serial = getattr(ctx, "localdiscord_serial", None)
+        if serial is not None:
+            self.fake.note_request_read(serial)
 
 
 class _ErrorCapture(logging.Handler):
@@ -200,6 +235,16 @@ class BotRunner(Generic[ClientT]):
         try:
             state = client._connection
             state.guild_ready_timeout = min(state.guild_ready_timeout, self.guild_ready_timeout)
+            trace = client.http.http_trace
+            if trace is None:
+                client.http.http_trace = _DeliveryTrace(self.fake)
+            elif isinstance(trace, _DeliveryTrace):
+                trace.fake = self.fake  # the same client started again
+            else:
+                raise RuntimeError(
+                    "the harness needs the client's http_trace for itself; start the bot "
+                    "without http_trace in tests"
+                )
             if client.http.connector is discord.utils.MISSING:
                 client.http.connector = aiohttp.TCPConnector(
                     limit=0, resolver=_RefuseDNS(self.fake)

@@ -81,6 +81,8 @@ from .validation import (
 log = logging.getLogger("localdiscord")
 
 API = "/api/v10"
+# Set by the harness on each REST request of the bot, to pair answers with their reading.
+REQUEST_SERIAL_HEADER = "X-Localdiscord-Request"
 _MENTION_RE = re.compile(r"<@!?(\d+)>")
 _ROLE_MENTION_RE = re.compile(r"<@&(\d+)>")
 
@@ -195,6 +197,10 @@ class LocalDiscord:
         # messages handed back again because a create repeated their nonce (enforce_nonce)
         self.nonce_repeats: list[FakeMessage] = []
         self._nonces: dict[tuple[int, int, str], tuple[float, FakeMessage]] = {}
+        # Causality: a user acts only once the bot has read every answer the stand-in gave it
+        # (see `note_request_read`). Serials of the bot's REST requests, from the harness.
+        self._answered: set[int] = set()
+        self._read: set[int] = set()
 
         self._interactions_by_id: dict[int, InteractionRecord] = {}
         self._interactions_by_token: dict[str, InteractionRecord] = {}
@@ -1361,6 +1367,7 @@ class LocalDiscord:
         custom_id: str | None = None,
         message: FakeMessage | None = None,
     ) -> InteractionRecord:
+        await self._wait_until_bot_caught_up()
         session = self._current_session(None if channel.guild is None else channel.guild.id)
         rec = InteractionRecord(
             self,
@@ -1623,8 +1630,33 @@ class LocalDiscord:
             # 400, not 500: discord.py retries 5xx with sleeps.
             resp = _json({"message": f"localdiscord internal error: {exc}", "code": 0}, 400)
         rec.status = resp.status
+        serial = request.headers.get(REQUEST_SERIAL_HEADER, "")
+        if serial.isdigit():
+            self._answered.add(int(serial))
         self._notify()
         return resp
+
+    def note_request_read(self, serial: int) -> None:
+        """The bot has read the whole answer to its request ``serial`` (called by the harness
+        from an aiohttp trace of the bot's session, or when the request failed)."""
+        self._read.add(serial)
+        self._notify()
+
+    def _bot_has_read_every_answer(self) -> bool:
+        return self._answered <= self._read
+
+    async def _wait_until_bot_caught_up(self, timeout: float = 5.0) -> None:
+        """On Discord a person reacts to a message long after the bot got the answer that
+        created it (and registered its view); in a test the next action comes at once. So a
+        user's action waits until the bot has read every answer it was given: a click never
+        reaches the bot before the response that created the button did."""
+        if self._answered <= self._read:
+            return
+        await self.wait_until(
+            self._bot_has_read_every_answer,
+            timeout,
+            f"the bot to read the answers to its requests {sorted(self._answered - self._read)}",
+        )
 
     async def _read_body(self, request: web.Request) -> tuple[Any, list[Upload]]:
         rec = _current_request.get()
