@@ -1,10 +1,13 @@
-"""Process start-up: logging, the client, signals, and a clean exit code."""
+"""Process start-up: logging, the client, signals, retries, and a clean exit code."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 
 import aiohttp
 import discord
@@ -15,32 +18,112 @@ from bot.logs import setup_logging
 
 log = logging.getLogger("fairypost")
 
+Sleep = Callable[[float], Awaitable[None]]
 
-async def serve(settings: Settings) -> int:
-    shards = settings.shards
-    bot = FairyPost(
-        database=settings.database,
-        dev_guild=settings.dev_guild,
-        shard_ids=None if shards is None else list(shards.ids),
-        shard_count=None if shards is None else shards.count,
-    )
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Waits between attempts to reach Discord at start-up: 2 s, doubling up to a minute,
+    until `give_up_after` seconds have been spent waiting (then the process exits 1 and a
+    service manager may start it again). Once connected, discord.py reconnects by itself."""
+
+    first: float = 2.0
+    factor: float = 2.0
+    longest: float = 60.0
+    give_up_after: float = 300.0
+
+    def delays(self) -> Iterator[float]:
+        waited, delay = 0.0, self.first
+        while waited + delay <= self.give_up_after:
+            yield delay
+            waited += delay
+            delay = min(self.longest, delay * self.factor)
+
+
+UNREACHABLE = (aiohttp.ClientError, OSError, discord.DiscordServerError)
+
+
+async def serve(
+    settings: Settings,
+    *,
+    make_bot: Callable[[], FairyPost] | None = None,
+    sleep: Sleep | None = None,
+) -> int:
+    """Run the bot until it is stopped; retry with back-off while Discord is unreachable."""
+    token = settings.require_token()
+    backoff = Backoff(give_up_after=settings.startup_retry)
+
+    def build() -> FairyPost:
+        if make_bot is not None:
+            return make_bot()
+        shards = settings.shards
+        return FairyPost(
+            database=settings.database,
+            dev_guild=settings.dev_guild,
+            shard_ids=None if shards is None else list(shards.ids),
+            shard_count=None if shards is None else shards.count,
+        )
+
+    stopping = asyncio.Event()
+    current: list[FairyPost] = []
+    closing: set[asyncio.Task[None]] = set()
+
+    def stop() -> None:
+        stopping.set()
+        for bot in current:
+            task = asyncio.ensure_future(bot.close())
+            closing.add(task)
+            task.add_done_callback(closing.discard)
+
+    async def wait(delay: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), delay)
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, lambda: asyncio.ensure_future(bot.close()))
-    try:
-        async with bot:
-            await bot.start(settings.require_token())
-    except discord.LoginFailure:
-        log.error(
-            "Discord refused the token: check DISCORD_TOKEN (Developer Portal > Bot > Reset Token)"
-        )
-        return 2
-    except discord.PrivilegedIntentsRequired:
-        log.error("Discord refused the requested intents")
-        return 2
-    except (aiohttp.ClientError, OSError) as exc:
-        log.error("cannot reach Discord (%s): check the network connection and try again", exc)
-        return 1
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread
+            loop.add_signal_handler(sig, stop)
+    delays = backoff.delays()
+    attempt = 0
+    while not stopping.is_set():
+        attempt += 1
+        bot = build()
+        current[:] = [bot]
+        try:
+            async with bot:
+                await bot.start(token)
+        except discord.LoginFailure:
+            log.error(
+                "Discord refused the token: check DISCORD_TOKEN "
+                "(Developer Portal > Bot > Reset Token)"
+            )
+            return 2
+        except discord.PrivilegedIntentsRequired:
+            log.error("Discord refused the requested intents")
+            return 2
+        except UNREACHABLE as exc:
+            if bot.user is not None:  # it had logged in: a fresh outage, a fresh budget
+                delays, attempt = backoff.delays(), 1
+            delay = next(delays, None)
+            if delay is None:
+                log.error(
+                    "cannot reach Discord (%s) after %d attempts over %.0f s: giving up; "
+                    "check the network connection",
+                    exc,
+                    attempt,
+                    backoff.give_up_after,
+                    extra={"attempts": attempt},
+                )
+                return 1
+            log.warning(
+                "cannot reach Discord (%s): retrying in %.0f s",
+                exc,
+                delay,
+                extra={"attempt": attempt, "retry_in": delay},
+            )
+            await (sleep or wait)(delay)
+            continue
+        break
     log.info("stopped")
     return 0
 

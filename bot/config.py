@@ -27,6 +27,7 @@ ENV_FILE_VARIABLE = "FAIRYPOST_ENV_FILE"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 DEFAULT_LOCAL_PORT = 8765
+DEFAULT_STARTUP_RETRY = 300  # seconds of waiting for an unreachable Discord before exit 1
 
 MISSING_TOKEN_MESSAGE = """\
 Fairy Post needs a Discord bot token to start, and none was found.
@@ -89,6 +90,7 @@ class Settings:
     log_level: str
     shards: Shards | None
     """FAIRYPOST_SHARDS; None runs every shard Discord recommends in this one process."""
+    startup_retry: int  # seconds spent retrying an unreachable Discord at start-up; 0: none
     env_file: Path | None  # the file that was read, for messages; None when there was none
     local_port: int = DEFAULT_LOCAL_PORT  # local mode's page (no token: bot/local.py)
 
@@ -156,6 +158,10 @@ def _port(values: Mapping[str, str], key: str, default: int) -> int:
         raise ConfigError(f"{key} must be a port number from 1 to 65535, not {port}.")
     return port
 
+def _seconds(values: Mapping[str, str], key: str, default: int) -> int:
+    found = _int(values, key, "a number of seconds (0 or more)")
+    return default if found is None else found
+
 
 def _choice(values: Mapping[str, str], key: str, choices: tuple[str, ...], default: str) -> str:
     text = (_text(values, key) or default).upper()
@@ -183,6 +189,7 @@ def load_settings(environ: Mapping[str, str] | None = None, dotenv: Path | None 
         dev_guild=_int(values, "FAIRYPOST_DEV_GUILD", "a numeric guild id"),
         log_level=_choice(values, "FAIRYPOST_LOG_LEVEL", LOG_LEVELS, "INFO"),
         shards=shards,
+        startup_retry=_seconds(values, "FAIRYPOST_STARTUP_RETRY", DEFAULT_STARTUP_RETRY),
         env_file=read,
         local_port=_port(values, "FAIRYPOST_LOCAL_PORT", DEFAULT_LOCAL_PORT),
     )

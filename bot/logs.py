@@ -1,27 +1,27 @@
-"""Structured logging: one line per event, `key=value` pairs a machine can grep."""
+"""Structured logging: one JSON object per line on stderr (journald keeps it as it is).
+
+python-json-logger turns each record into JSON, so a message with spaces, quotes or newlines
+(a traceback is the "exc_info" field) stays one line a machine can parse:
+`{"time": "2026-11-24T16:41:34.123456+00:00", "level": "INFO", "logger": "fairypost.client",
+"message": "connected as Fairy Post#1234 to 3 guilds", "guilds": 3}`. Values passed with
+`extra={...}` become fields of their own.
+"""
 
 from __future__ import annotations
 
 import logging
-import time
 
-_STANDARD = set(vars(logging.makeLogRecord({})))
+from pythonjsonlogger.json import JsonFormatter
 
 
-class KeyValueFormatter(logging.Formatter):
-    """`2026-11-23T10:00:00Z level=INFO logger=fairypost.play msg="..." game=12`."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(record.created))
-        message = record.getMessage().replace('"', "'")
-        parts = [when, f"level={record.levelname}", f"logger={record.name}", f'msg="{message}"']
-        for key, value in vars(record).items():
-            if key not in _STANDARD and not key.startswith("_"):
-                parts.append(f"{key}={value}")
-        line = " ".join(parts)
-        if record.exc_info:
-            line += "\n" + self.formatException(record.exc_info)
-        return line
+def json_formatter() -> logging.Formatter:
+    return JsonFormatter(
+        "{levelname}{name}{message}",
+        style="{",
+        rename_fields={"levelname": "level", "name": "logger"},
+        timestamp="time",  # ISO 8601 in UTC, with microseconds
+        json_ensure_ascii=False,
+    )
 
 
 class _NoVoiceNotice(logging.Filter):
@@ -33,7 +33,7 @@ class _NoVoiceNotice(logging.Filter):
 
 def setup_logging(level: str) -> None:
     handler = logging.StreamHandler()
-    handler.setFormatter(KeyValueFormatter())
+    handler.setFormatter(json_formatter())
     handler.addFilter(_NoVoiceNotice())
     root = logging.getLogger()
     root.handlers[:] = [handler]
