@@ -25,6 +25,7 @@ from .harness import (
 )
 from .models import (
     Choice,
+    CommandNotPermittedError,
     FakeAttachment,
     FakeChannel,
     FakeDiscordUsageError,
@@ -44,6 +45,7 @@ __all__ = [
     "PINNED_DISCORD_VERSION",
     "BotRunner",
     "Choice",
+    "CommandNotPermittedError",
     "DiscordError",
     "FakeAttachment",
     "FakeChannel",

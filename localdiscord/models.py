@@ -92,6 +92,12 @@ class FakeDiscordUsageError(Exception):
     """The test asked for something a Discord user could not do (a bug in the test)."""
 
 
+class CommandNotPermittedError(FakeDiscordUsageError):
+    """Discord does not offer this command to this member: they lack the command's
+    `default_member_permissions` (server admins can change who may use it in Server Settings
+    > Integrations)."""
+
+
 def iso(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat()
 

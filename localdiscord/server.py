@@ -52,6 +52,7 @@ from .models import (
     PUBLIC_THREAD,
     Callback,
     Choice,
+    CommandNotPermittedError,
     FakeAttachment,
     FakeChannel,
     FakeDiscordUsageError,
@@ -81,6 +82,7 @@ from .validation import (
 log = logging.getLogger("localdiscord")
 
 API = "/api/v10"
+ADMINISTRATOR = 1 << 3
 # Set by the harness on each REST request of the bot, to pair answers with their reading.
 REQUEST_SERIAL_HEADER = "X-Localdiscord-Request"
 _MENTION_RE = re.compile(r"<@!?(\d+)>")
@@ -1195,6 +1197,25 @@ class LocalDiscord:
             f"/{name} is not registered for #{channel.name}; registered: {known}"
         )
 
+    def _check_command_permitted(
+        self, user: FakeUser, channel: FakeChannel, cmd: dict[str, Any]
+    ) -> None:
+        """As Discord's client does: a command with `default_member_permissions` is offered
+        only to members holding all of them (administrators always; "0": administrators
+        only). Overrides set in Server Settings > Integrations are not modelled."""
+        guild = channel.guild
+        text = cmd.get("default_member_permissions")
+        member = guild.member(user) if guild is not None else None
+        if text is None or member is None:
+            return
+        required, granted = int(text), member.permissions
+        if granted & ADMINISTRATOR or (required and granted & required == required):
+            return
+        raise CommandNotPermittedError(
+            f"{user.name} is not offered /{cmd['name']} in {guild.name if guild else 'a DM'}: "
+            f"it needs the permissions {required:#x} (default_member_permissions)"
+        )
+
     def _command_data(
         self,
         user: FakeUser,
@@ -1214,6 +1235,7 @@ class LocalDiscord:
             raise FakeDiscordUsageError("commands cannot be used in a category")
         parts = command.split()
         cmd = self._find_command(channel, parts[0])
+        self._check_command_permitted(user, channel, cmd)
         resolved: dict[str, dict[str, Any]] = {}
         node = cmd
         chain: list[dict[str, Any]] = []

@@ -161,6 +161,8 @@ def guild_settings(row: Row) -> GuildSettings:
         challenge_ttl_seconds=row["challenge_ttl_seconds"],
         default_move_seconds=row["default_move_seconds"],
         rated_allowed=bool(row["rated_allowed"]),
+        rated_default=bool(row["rated_default"]),
+        organiser_role_id=row["organiser_role_id"],
         updated_at=row["updated_at"],
     )
 
@@ -217,6 +219,7 @@ def game(row: Row) -> Game:
         updated_at=row["updated_at"],
         ended_at=row["ended_at"],
         revision=row["revision"],
+        decided_by=row["decided_by"],
     )
 
 

@@ -233,12 +233,22 @@ PLAYER_TO_MOVE = (
 
 
 async def finish_game(
-    tx: Tx, game: Game, outcome: Outcome | None, now: int, *, actor_id: int | None = None
+    tx: Tx,
+    game: Game,
+    outcome: Outcome | None,
+    now: int,
+    *,
+    actor_id: int | None = None,
+    abort_detail: str = "",
 ) -> None:
-    """Ends `game` as seen at its current ply; `outcome=None` aborts it. Compare-and-set on
-    status and ply, so a game can never end twice. Emits `GAME_ENDED`."""
+    """Ends `game` as seen at its current ply; `outcome=None` aborts it (`abort_detail`
+    says why, when a moderator cancels it). Compare-and-set on status and ply, so a game
+    can never end twice. Emits `GAME_ENDED`."""
     if outcome is None:
-        values: tuple[object, ...] = ("aborted", None, "aborted", "")
+        why = _rows.check_text(
+            "the end detail", abort_detail, max_len=_rows.MAX_DETAIL, allow_empty=True
+        )
+        values: tuple[object, ...] = ("aborted", None, "aborted", why)
     else:
         detail = _rows.check_text(
             "the end detail", outcome.detail, max_len=_rows.MAX_DETAIL, allow_empty=True

@@ -288,6 +288,15 @@ class AbortNotAllowedError(RefusedError):
         super().__init__("a game can only be aborted before both sides have moved")
 
 
+class PlayerHasActiveGamesError(RefusedError):
+    """A player asked to be forgotten while games of theirs are still going."""
+
+    def __init__(self, user_id: int, game_ids: list[int]) -> None:
+        super().__init__(f"player {user_id} still plays games {game_ids}")
+        self.user_id = user_id
+        self.game_ids = game_ids
+
+
 class RatingNotApplicableError(RefusedError):
     """Ratings change only for finished, rated games."""
 

@@ -381,6 +381,39 @@ class Games:
         async with self._db.transaction() as tx:
             return await _shared.settle_deadline(tx, await _shared.fetch_game(tx, game_id), now)
 
+    async def cancel(self, game_id: int, now: int, *, by: int, reason: str = "") -> Game:
+        """A moderator ends a stuck or abandoned game without a result (no rating change);
+        `by` and `reason` are kept on the game."""
+        async with self._db.transaction() as tx:
+            game = await self._settled_active(tx, game_id, now)
+            await _shared.ensure_players(tx, [by], now)
+            await tx.run("UPDATE games SET decided_by = ? WHERE id = ?", (by, game_id))
+            await _shared.finish_game(tx, game, None, now, actor_id=by, abort_detail=reason)
+            return await _shared.fetch_game(tx, game_id)
+
+    async def adjudicate(
+        self, game_id: int, result: Result, now: int, *, by: int, reason: str = ""
+    ) -> Game:
+        """A moderator decides the result of a game that cannot go on (rated games are
+        then rated like any other end); `by` and `reason` are kept on the game."""
+        async with self._db.transaction() as tx:
+            game = await self._settled_active(tx, game_id, now)
+            await _shared.ensure_players(tx, [by], now)
+            await tx.run("UPDATE games SET decided_by = ? WHERE id = ?", (by, game_id))
+            await _shared.finish_game(
+                tx, game, Outcome(result, Termination.ADJUDICATION, reason), now, actor_id=by
+            )
+            return await _shared.fetch_game(tx, game_id)
+
+    @staticmethod
+    async def _settled_active(tx: Tx, game_id: int, now: int) -> Game:
+        """The game after its passed deadline is settled (deadlines win over a moderator's
+        decision too), refused if it is over."""
+        game = await _shared.settle_deadline(tx, await _shared.fetch_game(tx, game_id), now)
+        if not game.is_active:
+            raise GameEndedError(game_id, game.ply_count)
+        return game
+
     @staticmethod
     def _check_outcome(outcome: Outcome) -> None:
         if outcome.termination is Termination.ABORTED:

@@ -154,8 +154,23 @@ class GuildSettings:
     default_move_seconds: int | None = 3 * DAY
     """The clock offered when a challenge names none; None means untimed."""
     rated_allowed: bool = True
+    rated_default: bool = True
+    """Whether a challenge that does not say is rated (when rated games are allowed)."""
+    organiser_role_id: int | None = None
+    """Members of this role organise tournaments; None leaves it to the admins."""
     updated_at: int | None = None
     """None while the guild still runs on defaults."""
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What `Players.forget` did: the anonymous stand-in and how much it now stands for."""
+
+    anonymous_id: int
+    label: str
+    games: int
+    rows_changed: int
+    challenges_cancelled: int
 
 
 # --- challenges -------------------------------------------------------------------------
@@ -274,6 +289,8 @@ class Game:
     ended_at: int | None
     revision: int = 0
     """Raised by every move and takeback: equal revisions mean the same move list."""
+    decided_by: int | None = None
+    """The moderator who cancelled or adjudicated the game; None for every other end."""
 
     @property
     def is_active(self) -> bool:

@@ -6,8 +6,17 @@ from collections.abc import Iterable
 
 from storage import _rows, _shared
 from storage.db import Database, Tx
-from storage.errors import InvalidValueError, PlayerNotFoundError
-from storage.models import Clock, GuildSettings, NotificationKind, NotifyMode, Player
+from storage.errors import InvalidValueError, PlayerHasActiveGamesError, PlayerNotFoundError
+from storage.models import (
+    Clock,
+    Forgotten,
+    GuildSettings,
+    NotificationKind,
+    NotifyMode,
+    Player,
+)
+
+ANONYMOUS = "Anonymous"
 
 
 class Players:
@@ -100,6 +109,54 @@ class Players:
                 now=now,
             )
 
+    async def forget(self, user_id: int, now: int) -> Forgotten:
+        """Replaces the player by an anonymous one in every stored row: games, ratings and
+        their history, challenges, offers keep working under a new negative id (never a
+        Discord id) and the name "Anonymous N"; preferences and vacations go. Open
+        challenges are cancelled. Refused while a game of theirs is still going."""
+        async with self._db.transaction() as tx:
+            old = await tx.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
+            if old is None:
+                raise PlayerNotFoundError(user_id)
+            active = await tx.all(
+                "SELECT id FROM games WHERE status = 'active' AND (white_id = ? OR black_id = ?) "
+                "ORDER BY id",
+                (user_id, user_id),
+            )
+            if active:
+                raise PlayerHasActiveGamesError(user_id, [row["id"] for row in active])
+            cancelled = await tx.run(
+                "UPDATE challenges SET status = 'cancelled', resolved_at = ? "
+                "WHERE status = 'open' AND (challenger_id = ? OR opponent_id = ?)",
+                (now, user_id, user_id),
+            )
+            lowest = await tx.scalar("SELECT min(user_id) FROM players")
+            new_id = min(0, int(lowest)) - 1
+            label = f"{ANONYMOUS} {-new_id}"
+            await tx.run(
+                "INSERT INTO players (user_id, display_name, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?)",
+                (new_id, label, old["created_at"], max(now, old["created_at"])),
+            )
+            await tx.run("DELETE FROM notifications WHERE user_id = ?", (user_id,))
+            await tx.run("DELETE FROM vacation_usage WHERE user_id = ?", (user_id,))
+            rows = 0
+            for table, column in await _player_references(tx):
+                rows += await tx.run(
+                    f'UPDATE "{table}" SET "{column}" = ? WHERE "{column}" = ?', (new_id, user_id)
+                )
+            await tx.run("DELETE FROM players WHERE user_id = ?", (user_id,))
+            games = await tx.scalar(
+                "SELECT count(*) FROM games WHERE white_id = ? OR black_id = ?", (new_id, new_id)
+            )
+        return Forgotten(
+            anonymous_id=new_id,
+            label=label,
+            games=int(games),
+            rows_changed=rows,
+            challenges_cancelled=cancelled,
+        )
+
     @staticmethod
     async def _fetch(tx: Tx, user_id: int) -> Player:
         row = await tx.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
@@ -129,18 +186,24 @@ class Guilds:
         async with self._db.transaction() as tx:
             await tx.run(
                 "INSERT INTO guild_settings (guild_id, challenge_channel_id, "
-                "challenge_ttl_seconds, default_move_seconds, rated_allowed, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+                "challenge_ttl_seconds, default_move_seconds, rated_allowed, rated_default, "
+                "organiser_role_id, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
                 "challenge_channel_id = excluded.challenge_channel_id, "
                 "challenge_ttl_seconds = excluded.challenge_ttl_seconds, "
                 "default_move_seconds = excluded.default_move_seconds, "
-                "rated_allowed = excluded.rated_allowed, updated_at = excluded.updated_at",
+                "rated_allowed = excluded.rated_allowed, "
+                "rated_default = excluded.rated_default, "
+                "organiser_role_id = excluded.organiser_role_id, "
+                "updated_at = excluded.updated_at",
                 (
                     settings.guild_id,
                     settings.challenge_channel_id,
                     settings.challenge_ttl_seconds,
                     settings.default_move_seconds,
                     int(settings.rated_allowed),
+                    int(settings.rated_default),
+                    settings.organiser_role_id,
                     now,
                 ),
             )
@@ -148,3 +211,18 @@ class Guilds:
                 "SELECT * FROM guild_settings WHERE guild_id = ?", (settings.guild_id,)
             )
         return settings if row is None else _rows.guild_settings(row)
+
+
+async def _player_references(tx: Tx) -> list[tuple[str, str]]:
+    """Every (table, column) with a foreign key to players, read from the schema itself, so
+    a table added by a later migration is covered without a change here."""
+    tables = await tx.all(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+        "AND name <> 'players' ORDER BY name"
+    )
+    found: list[tuple[str, str]] = []
+    for table in tables:
+        for key in await tx.all(f'PRAGMA foreign_key_list("{table["name"]}")'):
+            if key["table"] == "players":
+                found.append((table["name"], key["from"]))
+    return found

@@ -183,6 +183,7 @@ class Ratings:
                 "SELECT r.user_id, p.display_name, r.rating, r.deviation, r.games "
                 "FROM ratings r JOIN players p ON p.user_id = r.user_id "
                 "WHERE r.variant_id = ? AND r.games >= ? "
+                "AND r.user_id > 0 "  # forgotten players (negative ids) play no more
                 "ORDER BY r.rating DESC, r.user_id LIMIT ?",
                 (variant_id, min_games, limit),
             )

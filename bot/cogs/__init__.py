@@ -18,4 +18,8 @@ EXTENSIONS = (
     "bot.cogs.info",
     "bot.cogs.correspondence",
     "bot.cogs.tournaments",
+    "bot.cogs.privacy",
+    "bot.cogs.server_config",
+    "bot.cogs.moderation",
+    "bot.cogs.help",
 )

@@ -75,7 +75,7 @@ class Challenges(commands.Cog):
         opponent="Who you challenge; leave empty for an open challenge",
         color="Your colour",
         days_per_move="Time for each move (the server's default when empty)",
-        rated="Whether the game changes ratings",
+        rated="Whether the game changes ratings (default: the server's choice, see /config)",
         options="Variant options, comma-separated (e.g. fixed-king for Patricia)",
         bank="Carry unused time over to later moves (up to two moves' worth)",
     )
@@ -95,7 +95,7 @@ class Challenges(commands.Cog):
         opponent: discord.User | None = None,
         color: str = "random",
         days_per_move: int | None = None,
-        rated: bool = True,
+        rated: bool | None = None,
         options: str = "",
         bank: bool = False,
     ) -> None:

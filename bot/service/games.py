@@ -139,11 +139,12 @@ class GameService:
         opponent: UserRef | None = None,
         color: str = "random",
         days_per_move: int | None = None,
-        rated: bool = True,
+        rated: bool | None = None,
         options: str = "",
         bank: bool = False,
     ) -> ChallengeView:
-        """A challenge addressed to `opponent`, or open to the channel without one."""
+        """A challenge addressed to `opponent`, or open to the channel without one;
+        `rated=None` takes the server's default (/config)."""
         if opponent is not None and opponent.id == challenger.id:
             raise BadRequestError(
                 "You cannot challenge yourself. Leave out the opponent to post an open challenge."
@@ -165,6 +166,8 @@ class GameService:
             raise BadRequestError(
                 f"Challenges go in <#{settings.challenge_channel_id}> on this server."
             )
+        if rated is None:
+            rated = settings.rated_allowed and settings.rated_default
         if rated and not settings.rated_allowed:
             raise BadRequestError("Rated games are switched off on this server; use rated: False.")
         clock = self._clock_for(days_per_move, settings.default_move_seconds, bank)
@@ -554,6 +557,14 @@ class GameService:
             crashpoint("event.committed:takeback")
             self.cache.put(game.id, rebuilt, updated.revision)
         return await self._view(updated, rebuilt)
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        """The lock every change of one game takes (moves, endings, moderators' decisions)."""
+        return self._locks[game_id]
+
+    async def ended(self, game: Game) -> EndResult:
+        """What follows a game's end (ratings), and its final view."""
+        return await self._ended(game)
 
     async def _ended(self, game: Game) -> EndResult:
         """The ended game's view. Its consequences (ratings, the post in the thread) were

@@ -1,0 +1,65 @@
+"""/help: every command in one short page, built from the registered commands themselves
+(so it can never forget one), grouped by the cog that answers it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.common import install
+from bot.ui.embeds import GREEN
+from bot.ui.format import clip
+
+# Section titles, in reading order; a cog not listed here comes after them, under its name.
+SECTIONS = {
+    "Challenges": "Start a game",
+    "Play": "Play",
+    "Info": "Look things up",
+    "Correspondence": "Clocks, notices and ratings",
+    "Privacy": "Your data",
+    "Server": "Server settings (Manage Server)",
+    "Moderation": "Moderators",
+    "Help": "Help",
+}
+
+
+def _lines(command: app_commands.Command[Any, Any, Any] | app_commands.Group) -> list[str]:
+    if isinstance(command, app_commands.Group):
+        return [line for sub in command.commands for line in _lines(sub)]
+    return [f"`/{command.qualified_name}` {command.description}"]
+
+
+def help_embed(bot: commands.Bot) -> discord.Embed:
+    embed = discord.Embed(
+        title="Fairy Post commands",
+        description="Inside a game's thread, commands need no game number. "
+        "Start typing a command to see its options.",
+        colour=GREEN,
+    )
+    order = list(SECTIONS)
+    cogs = sorted(
+        bot.cogs.values(),
+        key=lambda c: order.index(c.qualified_name) if c.qualified_name in order else 99,
+    )
+    for cog in cogs:
+        lines = [line for cmd in cog.get_app_commands() for line in _lines(cmd)]
+        if lines:
+            title = SECTIONS.get(cog.qualified_name, cog.qualified_name)
+            embed.add_field(name=title, value=clip("\n".join(lines), 1024), inline=False)
+    return embed
+
+
+class Help(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="help", description="Every command, in one short page")
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(embed=help_embed(self.bot), ephemeral=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await install(bot, Help(bot))

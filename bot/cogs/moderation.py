@@ -1,0 +1,115 @@
+"""/mod cancel and /mod adjudicate: a server's moderators end a stuck game. Offered by
+default to members who can manage threads (games live in threads); server admins can give
+it to another role in Server Settings > Integrations."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.common import Fairy, fairy, install, picture_file, user_ref
+from bot.cogs.play import ending_content, post_view
+from bot.service.models import EndResult
+from bot.service.moderation import MAX_REASON, Moderation, Verdict
+from bot.ui.embeds import game_embed
+
+log = logging.getLogger("fairypost.moderation")
+GAME = "The game number (see /games; the thread's title shows it)"
+
+
+class ModerationCog(commands.Cog, name="Moderation"):
+    mod = app_commands.Group(
+        name="mod",
+        description="Moderators: end a stuck game",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_threads=True),
+    )
+
+    def __init__(self, bot: Fairy) -> None:
+        self.bot = bot
+        self.moderation = Moderation(bot.service)
+
+    @mod.command(name="cancel", description="End a game without a result (no rating change)")
+    @app_commands.describe(game=GAME, reason="Why, in a few words (the players will read it)")
+    async def cancel(
+        self,
+        interaction: discord.Interaction[Any],
+        game: int,
+        reason: app_commands.Range[str, 0, MAX_REASON] = "",
+    ) -> None:
+        assert interaction.guild_id is not None
+        result = await self.moderation.cancel(
+            guild_id=interaction.guild_id,
+            game_id=game,
+            moderator=user_ref(interaction.user),
+            reason=reason,
+        )
+        await self._announce(interaction, result, "cancelled")
+
+    @mod.command(name="adjudicate", description="Decide the result of a game that cannot go on")
+    @app_commands.describe(
+        game=GAME, result="Who wins, or a draw", reason="Why (the players will read it)"
+    )
+    @app_commands.choices(
+        result=[
+            app_commands.Choice(name="White wins", value=Verdict.WHITE.value),
+            app_commands.Choice(name="Black wins", value=Verdict.BLACK.value),
+            app_commands.Choice(name="Draw", value=Verdict.DRAW.value),
+        ]
+    )
+    async def adjudicate(
+        self,
+        interaction: discord.Interaction[Any],
+        game: int,
+        result: str,
+        reason: app_commands.Range[str, 1, MAX_REASON],
+    ) -> None:
+        assert interaction.guild_id is not None
+        ended = await self.moderation.adjudicate(
+            guild_id=interaction.guild_id,
+            game_id=game,
+            moderator=user_ref(interaction.user),
+            verdict=Verdict(result),
+            reason=reason,
+        )
+        await self._announce(interaction, ended, "adjudicated")
+
+    async def _announce(
+        self, interaction: discord.Interaction[Any], result: EndResult, verb: str
+    ) -> None:
+        """The final board where the moderator acted, and in the game's thread."""
+        game = result.view.game
+        headline = f"Game #{game.id} was {verb} by {interaction.user.display_name}."
+        log.info(
+            "game %d %s by moderator %d",
+            game.id,
+            verb,
+            interaction.user.id,
+            extra={"game": game.id, "moderator": interaction.user.id},
+        )
+        content = ending_content(result, result.view)
+        await post_view(self.bot, interaction, result.view, headline=headline, content=content)
+        thread_id = game.thread_id
+        if thread_id is None or thread_id == interaction.channel_id:
+            return
+        try:
+            thread = interaction.client.get_channel(
+                thread_id
+            ) or await interaction.client.fetch_channel(thread_id)
+            if isinstance(thread, discord.Thread):
+                picture = await self.bot.service.render(result.view.scene)
+                await thread.send(
+                    content=content,
+                    embed=game_embed(result.view, headline=headline),
+                    file=picture_file(picture),
+                )
+        except discord.HTTPException:
+            log.warning("could not post the end of game %d in its thread", game.id, exc_info=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await install(bot, ModerationCog(fairy(bot)))

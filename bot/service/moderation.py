@@ -1,0 +1,91 @@
+"""Moderators end games that cannot go on: cancel (no result, no rating change) or adjudicate
+(a result, rated like any other end). Each decision is stored on the game with who took it
+and why, shows in its status and record, and goes through the same end-of-game path as a
+resignation, so its consequences (ratings, posts) are those of any other end."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from bot.service.errors import BadRequestError
+from bot.service.games import GameService
+from bot.service.models import EndResult, UserRef
+from storage.models import Result
+
+MAX_REASON = 150  # the stored end detail holds 200 characters with the words around it
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+class Verdict(StrEnum):
+    WHITE = "white"
+    BLACK = "black"
+    DRAW = "draw"
+
+    @property
+    def result(self) -> Result:
+        return {
+            Verdict.WHITE: Result.WHITE_WINS,
+            Verdict.BLACK: Result.BLACK_WINS,
+            Verdict.DRAW: Result.DRAW,
+        }[self]
+
+    @property
+    def words(self) -> str:
+        return {
+            Verdict.WHITE: "white wins",
+            Verdict.BLACK: "black wins",
+            Verdict.DRAW: "draw",
+        }[self]
+
+
+def clean_reason(reason: str) -> str:
+    if _CONTROL.search(reason):
+        raise BadRequestError("The reason must be plain text, without control characters.")
+    text = " ".join(reason.split())
+    if len(text) > MAX_REASON:
+        raise BadRequestError(f"Keep the reason under {MAX_REASON} characters.")
+    return text
+
+
+class Moderation:
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+
+    async def _game_here(self, guild_id: int, game_id: int) -> int:
+        game = await self.games.storage.games.get(game_id)
+        if game.guild_id != guild_id:
+            raise BadRequestError(f"Game #{game_id} is not played on this server.")
+        if not game.is_active:
+            raise BadRequestError(f"Game #{game_id} is already over.")
+        return game.id
+
+    async def cancel(
+        self, *, guild_id: int, game_id: int, moderator: UserRef, reason: str = ""
+    ) -> EndResult:
+        """End the game without a result: nobody wins, ratings do not change."""
+        why = clean_reason(reason)
+        gid = await self._game_here(guild_id, game_id)
+        await self.games.seen(moderator)
+        detail = "cancelled by a moderator" + (f": {why}" if why else "")
+        async with self.games.lock(gid):
+            ended = await self.games.storage.games.cancel(
+                gid, self.games.clock.now(), by=moderator.id, reason=detail
+            )
+        return await self.games.ended(ended)
+
+    async def adjudicate(
+        self, *, guild_id: int, game_id: int, moderator: UserRef, verdict: Verdict, reason: str
+    ) -> EndResult:
+        """Decide the result; a rated game is then rated as if it had been played out."""
+        why = clean_reason(reason)
+        if not why:
+            raise BadRequestError("Say why the game is adjudicated; the players will read it.")
+        gid = await self._game_here(guild_id, game_id)
+        await self.games.seen(moderator)
+        detail = f"{verdict.words} by adjudication: {why}"
+        async with self.games.lock(gid):
+            ended = await self.games.storage.games.adjudicate(
+                gid, verdict.result, self.games.clock.now(), by=moderator.id, reason=detail
+            )
+        return await self.games.ended(ended)

@@ -1,0 +1,57 @@
+"""What Fairy Post keeps about players, and forgetting a player on request.
+
+`STORED` is the one statement of it: `/privacy` shows it and the README repeats it (a test
+keeps the two in step)."""
+
+from __future__ import annotations
+
+from bot.service.clock import Clock
+from bot.service.errors import BadRequestError
+from bot.service.models import UserRef
+from storage import Storage
+from storage.errors import PlayerHasActiveGamesError
+from storage.models import Forgotten
+
+STORED = (
+    ("Your Discord id and display name", "as last seen, to show names in games and tables"),
+    ("Your games", "moves, times, results, the server and thread they were played in"),
+    ("Your ratings", "per variant, with the change after each rated game"),
+    ("Your challenges and offers", "draw offers and takeback requests, with their answers"),
+    ("Your settings", "notices (thread or DM), reminder times, vacation days used"),
+)
+NOT_STORED = (
+    "Fairy Post never reads messages: everything arrives as commands and button clicks. "
+    "It stores no e-mail, no IP address and nothing about server members who do not play."
+)
+KEPT_FOR = (
+    "Everything is kept as long as the bot runs, so that records and ratings stay complete; "
+    "the operator's backups keep copies until they are rotated out. "
+    "Posts in Discord threads are Discord's: moderators can delete them there."
+)
+FORGET = (
+    "/forget-me replaces your name and id in every stored game, rating and challenge by an "
+    'anonymous label ("Anonymous 7"). The games stay, so your opponents\' records and '
+    "ratings keep working; your settings are deleted and you leave the leaderboards. "
+    "Finish or resign your games in progress first."
+)
+
+
+class Privacy:
+    def __init__(self, storage: Storage, clock: Clock) -> None:
+        self.storage = storage
+        self.clock = clock
+
+    async def knows(self, user: UserRef) -> bool:
+        return await self.storage.players.find(user.id) is not None
+
+    async def forget(self, user: UserRef) -> Forgotten | None:
+        """Forget `user` everywhere; None when nothing was stored about them."""
+        if not await self.knows(user):
+            return None
+        try:
+            return await self.storage.players.forget(user.id, self.clock.now())
+        except PlayerHasActiveGamesError as exc:
+            games = ", ".join(f"#{g}" for g in exc.game_ids)
+            raise BadRequestError(
+                f"You still play game(s) {games}. Finish or resign them (/resign), then ask again."
+            ) from None
