@@ -216,6 +216,18 @@ class Guilds:
 async def _player_references(tx: Tx) -> list[tuple[str, str]]:
     """Every (table, column) with a foreign key to players, read from the schema itself, so
     a table added by a later migration is covered without a change here."""
+    if tx.dialect == "postgresql":
+        rows = await tx.all(
+            "SELECT src.relname AS tbl, a.attname AS col "
+            "FROM pg_constraint c "
+            "JOIN pg_class src ON src.oid = c.conrelid "
+            "JOIN pg_class dst ON dst.oid = c.confrelid "
+            "JOIN pg_namespace n ON n.oid = src.relnamespace "
+            "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey) "
+            "WHERE c.contype = 'f' AND dst.relname = 'players' "
+            "AND n.nspname = current_schema() ORDER BY 1, 2"
+        )
+        return [(row["tbl"], row["col"]) for row in rows]
     tables = await tx.all(
         "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
         "AND name <> 'players' ORDER BY name"

@@ -4,8 +4,6 @@ and forgetting a player everywhere while games and ratings keep working."""
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -72,7 +70,7 @@ async def _rated_finished_game(store: Storage) -> int:
     return ended.id
 
 
-async def test_forgetting_a_player_replaces_them_everywhere(store: Storage, db_path: Path) -> None:
+async def test_forgetting_a_player_replaces_them_everywhere(store: Storage) -> None:
     await store.players.upsert(WHITE, "Alice Liddell", T0)
     await store.players.upsert(BLACK, "Bob", T0)
     game_id = await _rated_finished_game(store)
@@ -105,16 +103,22 @@ async def test_forgetting_a_player_replaces_them_everywhere(store: Storage, db_p
     assert [e.user_id for e in await store.ratings.leaderboard("chess")] == [BLACK]
     assert (await store.challenges.get(open_challenge.id)).status.value == "cancelled"
     # nothing anywhere still holds the Discord id or the name
-    conn = sqlite3.connect(db_path)
-    try:
-        for (table,) in conn.execute(
-            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-        ):
-            for row in conn.execute(f'SELECT * FROM "{table}"'):
-                assert WHITE not in row, (table, row)
-                assert not any("Alice" in str(v) for v in row), (table, row)
-    finally:
-        conn.close()
+    async with store._db.transaction(write=False) as tx:
+        if tx.dialect == "postgresql":
+            tables = await tx.all(
+                "SELECT table_name AS name FROM information_schema.tables "
+                "WHERE table_schema = current_schema()"
+            )
+        else:
+            tables = await tx.all(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        assert len(tables) >= 10
+        for table in tables:
+            for row in await tx.all(f'SELECT * FROM "{table["name"]}"'):
+                values = list(row)
+                assert WHITE not in values, (table["name"], values)
+                assert not any("Alice" in str(v) for v in values), (table["name"], values)
     # a second forgotten player gets the next label
     again = await store.players.forget(BLACK, T0 + 8)
     assert again.anonymous_id == done.anonymous_id - 1
