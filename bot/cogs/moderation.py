@@ -11,8 +11,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.boards import ending_content, post_view
 from bot.cogs.common import Fairy, fairy, install, picture_file, user_ref
-from bot.cogs.play import ending_content, post_view
 from bot.service.models import EndResult
 from bot.service.moderation import MAX_REASON, Moderation, Verdict
 from bot.ui.embeds import game_embed
