@@ -289,12 +289,13 @@ class AbortNotAllowedError(RefusedError):
 
 
 class PlayerHasActiveGamesError(RefusedError):
-    """A player asked to be forgotten while games of theirs are still going."""
+    """A player asked to be forgotten while games or tournaments of theirs are going."""
 
-    def __init__(self, user_id: int, game_ids: list[int]) -> None:
-        super().__init__(f"player {user_id} still plays games {game_ids}")
+    def __init__(self, user_id: int, game_ids: list[int], tournaments: list[str]) -> None:
+        super().__init__(f"player {user_id} still plays games {game_ids} in {tournaments}")
         self.user_id = user_id
         self.game_ids = game_ids
+        self.tournaments = tournaments
 
 
 class RatingNotApplicableError(RefusedError):

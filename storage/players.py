@@ -113,7 +113,8 @@ class Players:
         """Replaces the player by an anonymous one in every stored row: games, ratings and
         their history, challenges, offers keep working under a new negative id (never a
         Discord id) and the name "Anonymous N"; preferences and vacations go. Open
-        challenges are cancelled. Refused while a game of theirs is still going."""
+        challenges are cancelled. Refused while a game of theirs is still going, or a
+        tournament they entered (and did not leave) is open or running."""
         async with self._db.transaction() as tx:
             old = await tx.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
             if old is None:
@@ -123,8 +124,17 @@ class Players:
                 "ORDER BY id",
                 (user_id, user_id),
             )
-            if active:
-                raise PlayerHasActiveGamesError(user_id, [row["id"] for row in active])
+            entered = await tx.all(
+                "SELECT t.name FROM tournament_players p "
+                "JOIN tournaments t ON t.id = p.tournament_id "
+                "WHERE p.user_id = ? AND p.withdrawn_after IS NULL "
+                "AND t.status IN ('signup', 'running') ORDER BY t.id",
+                (user_id,),
+            )
+            if active or entered:
+                raise PlayerHasActiveGamesError(
+                    user_id, [row["id"] for row in active], [row["name"] for row in entered]
+                )
             cancelled = await tx.run(
                 "UPDATE challenges SET status = 'cancelled', resolved_at = ? "
                 "WHERE status = 'open' AND (challenger_id = ? OR opponent_id = ?)",

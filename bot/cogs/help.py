@@ -19,6 +19,7 @@ SECTIONS = {
     "Play": "Play",
     "Info": "Look things up",
     "Correspondence": "Clocks, notices and ratings",
+    "Tournaments": "Tournaments",
     "Privacy": "Your data",
     "Server": "Server settings (Manage Server)",
     "Moderation": "Moderators",
@@ -45,7 +46,9 @@ def help_embed(bot: commands.Bot) -> discord.Embed:
         key=lambda c: order.index(c.qualified_name) if c.qualified_name in order else 99,
     )
     for cog in cogs:
-        lines = [line for cmd in cog.get_app_commands() for line in _lines(cmd)]
+        group = cog.__cog_app_commands_group__  # a GroupCog: /group sub...
+        found = [group] if group is not None else cog.get_app_commands()
+        lines = [line for cmd in found for line in _lines(cmd)]
         if lines:
             title = SECTIONS.get(cog.qualified_name, cog.qualified_name)
             embed.add_field(name=title, value=clip("\n".join(lines), 1024), inline=False)

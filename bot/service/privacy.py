@@ -32,7 +32,7 @@ FORGET = (
     "/forget-me replaces your name and id in every stored game, rating and challenge by an "
     'anonymous label ("Anonymous 7"). The games stay, so your opponents\' records and '
     "ratings keep working; your settings are deleted and you leave the leaderboards. "
-    "Finish or resign your games in progress first."
+    "Finish or resign your games in progress, and leave open tournaments, first."
 )
 
 
@@ -51,7 +51,12 @@ class Privacy:
         try:
             return await self.storage.players.forget(user.id, self.clock.now())
         except PlayerHasActiveGamesError as exc:
-            games = ", ".join(f"#{g}" for g in exc.game_ids)
-            raise BadRequestError(
-                f"You still play game(s) {games}. Finish or resign them (/resign), then ask again."
-            ) from None
+            parts = []
+            if exc.game_ids:
+                games = ", ".join(f"#{g}" for g in exc.game_ids)
+                parts.append(f"You still play game(s) {games}: finish or resign them (/resign)")
+            if exc.tournaments:
+                names = ", ".join(exc.tournaments)
+                parts.append(f"you are entered in the tournament(s) {names}: leave them first")
+            text = "; ".join(parts)
+            raise BadRequestError(text[:1].upper() + text[1:] + ". Then ask again.") from None

@@ -155,7 +155,7 @@ async def test_privacy_and_forget_me(world: World, tmp_path: Path) -> None:
         ask = await (await fake.slash(world.bob, world.lobby, "forget-me")).reply()
         assert ask.ephemeral and "cannot be undone" in ask.text
         refused = await (await fake.click(world.bob, ask, label="Forget me")).reply()
-        assert f"#{number}" in refused.text and "Finish or resign" in refused.text
+        assert f"#{number}" in refused.text and "finish or resign" in refused.text
         await (await fake.slash(world.bob, thread, "resign")).reply()
         ask = await (await fake.slash(world.bob, world.lobby, "forget-me")).reply()
         done = await (await fake.click(world.bob, ask, label="Forget me")).reply()

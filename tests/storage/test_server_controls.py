@@ -128,6 +128,30 @@ async def test_forgetting_waits_for_games_in_progress(store: Storage) -> None:
     game = await new_game(store)
     with pytest.raises(PlayerHasActiveGamesError) as refused:
         await store.players.forget(BLACK, T0)
-    assert refused.value.game_ids == [game.id]
+    assert refused.value.game_ids == [game.id] and refused.value.tournaments == []
     await store.games.cancel(game.id, T0 + 1, by=MODERATOR)
     assert (await store.players.forget(BLACK, T0 + 2)).games == 1
+
+
+async def test_forgetting_waits_for_open_tournaments(store: Storage) -> None:
+    from storage.tournaments import NewTournament
+
+    cup = await store.tournaments.create(
+        NewTournament(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            name="Winter Cup",
+            variant_id="chess",
+            format="round-robin",
+            created_by=THIRD,
+        ),
+        T0,
+    )
+    await store.tournaments.join(cup.id, WHITE, T0 + 1)
+    with pytest.raises(PlayerHasActiveGamesError) as refused:
+        await store.players.forget(WHITE, T0 + 2)
+    assert refused.value.tournaments == ["Winter Cup"] and refused.value.game_ids == []
+    await store.tournaments.leave(cup.id, WHITE)
+    assert (await store.players.forget(WHITE, T0 + 3)).games == 0
+    done = await store.players.forget(THIRD, T0 + 4)  # the organiser: the cup stays theirs
+    assert (await store.tournaments.get(cup.id)).created_by == done.anonymous_id
