@@ -10,6 +10,7 @@ finally it is reduced to a palette and written as PNG, which keeps a 16x16 board
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,16 +26,60 @@ MAX_WIDTH = 980  # the picture fits a box about 1000 px wide and high
 MAX_SQUARE = 96
 MIN_SQUARE = 24
 PAD = 0.14  # outer padding, in squares
-COORD = 0.42  # the margin holding coordinates, in squares
+COORD = 0.42  # the margin holding coordinates, in squares (at least: see `coordinate_fonts`)
 HAND = 0.8  # height of a hand strip, in squares
 GATE = 0.72  # height of a reserve strip, in squares
 GAP = 0.1  # between the board and a strip, in squares
 
+# Discord shows a picture about 400-550 px wide on a phone. Everything a player must read
+# (letters on tokens, coordinates) is sized so that its ink is at least PHONE_LETTER px
+# tall when the whole picture is shown PHONE_WIDTH px wide (tests/renderer measure it).
+PHONE_WIDTH = 450
+PHONE_LETTER = 9.6
+X_HEIGHT = 0.547  # DejaVu Sans Bold: height of "x" per pixel of font size
+CAP_HEIGHT = 0.729  # and of "H" and the digits
+LAST_MOVE_RIM = 0.085  # the last move's frame, in squares: wider than a token's margin
+
+
+def phone_px(width: int) -> float:
+    """Picture pixels per pixel seen on a phone, for a picture `width` px wide."""
+    return width / PHONE_WIDTH
+
+
+def coordinate_fonts(width: int, sq: int) -> tuple[int, int]:
+    """Font sizes of the file letters (lower case: their x-height counts) and the rank
+    numbers, legible at phone width and never smaller than a quarter of a square."""
+    need = PHONE_LETTER * phone_px(width)
+    base = round(sq * 0.26)
+    return max(base, math.ceil(need / X_HEIGHT)), max(base, math.ceil(need / CAP_HEIGHT))
+
+
+def letter_min_cap(width: int) -> int:
+    """The least capital height of a token's letters in a picture `width` px wide."""
+    return math.ceil(PHONE_LETTER * phone_px(width))
+
+
+def _margins(files: int, ranks: int, width: int, sq: int) -> tuple[int, int]:
+    """The left margin (rank numbers) and the bottom band (file letters), in pixels."""
+    file_px, rank_px = coordinate_fonts(width, sq)
+    widest = font("bold", rank_px).getbbox(str(ranks), anchor="ls")
+    left = math.ceil(widest[2] - widest[0]) + round(rank_px * 0.6)
+    bottom = round(file_px * 1.12)  # ascenders and descenders (b, p, j)
+    floor = round(COORD * sq)
+    return max(floor, left), max(floor, bottom)
+
 
 def square_size(files: int, ranks: int, extra_w: float = 0.0, extra_h: float = 0.0) -> int:
-    """The side of a square so that the whole picture fits `MAX_WIDTH` both ways."""
-    units = max(files + COORD + PAD + extra_w, ranks + COORD + PAD + extra_h)
-    return max(MIN_SQUARE, min(MAX_SQUARE, int(MAX_WIDTH / units)))
+    """The side of a square so that the whole picture fits `MAX_WIDTH` both ways, with
+    coordinate margins as wide as legibility on a phone asks."""
+    sq = max(MIN_SQUARE, min(MAX_SQUARE, int(MAX_WIDTH / max(files + 1, ranks + 1))))
+    for _ in range(4):  # margins depend on the width, the width on the square: settle
+        width = round((files + PAD + extra_w) * sq) + _margins(files, ranks, MAX_WIDTH, sq)[0]
+        left, bottom = _margins(files, ranks, max(width, 1), sq)
+        fit_w = (MAX_WIDTH - left) / (files + PAD + extra_w)
+        fit_h = (MAX_WIDTH - bottom) / (ranks + PAD + extra_h)
+        sq = max(MIN_SQUARE, min(MAX_SQUARE, int(min(fit_w, fit_h))))
+    return sq
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +102,9 @@ class Layout:
     gate_y: tuple[int, int]  # top of each side's reserve strip (by colour)
     file_y: int  # top of the file-letter band
     gap: int
+    band: int = 0  # height of the file-letter band
+    file_font: int = 0
+    rank_font: int = 0
 
     def square_box(self, sq: int) -> tuple[int, int, int, int]:
         f = sq % self.files
@@ -94,7 +142,15 @@ def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
     extra_w = (slots * GATE + 2 * GAP) if slots else 0.0
     sq = square_size(view.files, view.ranks, extra_w, extra_h)
     pad = round(PAD * sq)
-    margin = round(COORD * sq) if coordinates else pad
+    margin = band = pad
+    file_font = rank_font = 0
+    if coordinates:
+        rough = round((view.files + PAD + extra_w) * sq) + 2 * round(COORD * sq)
+        margin, band = _margins(view.files, view.ranks, rough, sq)
+        width = margin + round((view.files + PAD + extra_w) * sq)
+        margin, band = _margins(view.files, view.ranks, width, sq)
+        width = margin + round((view.files + PAD + extra_w) * sq)
+        file_font, rank_font = coordinate_fonts(width, sq)
     gap = round(GAP * sq)
     hand_h = round(HAND * sq) if hands else 0
     gate_h = round(GATE * sq) if gates else 0
@@ -117,7 +173,7 @@ def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
         gate_y[bottom_side] = y
         y += gate_h
     file_y = y
-    y += margin
+    y += band
     if hands:
         hand_y[bottom_side] = y
         y += hand_h + gap
@@ -140,6 +196,9 @@ def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
         gate_y=(gate_y[0], gate_y[1]),
         file_y=file_y,
         gap=gap,
+        band=band,
+        file_font=file_font,
+        rank_font=rank_font,
     )
 
 
@@ -183,26 +242,26 @@ def _background(layout: Layout, theme_name: str) -> Image.Image:
                     width=max(1, s // 40),
                 )
     if layout.coordinates:
-        coord_font = font("bold", max(8, round(s * 0.26)))
         text_color = _rgb(theme.coordinates)
-        band = round(COORD * s)
+        file_font = font("bold", layout.file_font)
+        rank_font = font("bold", layout.rank_font)
+        # File letters sit on one baseline (x-height centred in the band); rank numbers
+        # are centred on their rank, right-aligned against the board.
+        baseline = layout.file_y + (layout.band + layout.file_font * X_HEIGHT) / 2
         for file in range(layout.files):
             x = layout.column_x(file) + s / 2
             draw.text(
-                (x, layout.file_y + band * 0.48),
-                chr(ord("a") + file),
-                font=coord_font,
-                fill=text_color,
-                anchor="mm",
+                (x, baseline), chr(ord("a") + file), font=file_font, fill=text_color, anchor="ms"
             )
+        right = layout.board_x - round(layout.rank_font * 0.3)
         for rank in range(layout.ranks):
             _x0, y0, _x1, _y1 = layout.square_box(rank * layout.files)
             draw.text(
-                (layout.board_x - band * 0.5, y0 + s / 2),
+                (right, y0 + (s + layout.rank_font * CAP_HEIGHT) / 2),
                 str(rank + 1),
-                font=coord_font,
+                font=rank_font,
                 fill=text_color,
-                anchor="mm",
+                anchor="rs",
             )
     return img
 
@@ -242,6 +301,38 @@ def _dest_mark(size: int, color: RGBA, capture: bool) -> Image.Image:
     return img.resize((size, size), Image.Resampling.LANCZOS)
 
 
+def _frame(img: Image.Image, box: tuple[int, int, int, int], width: int, color: RGBA) -> None:
+    """A border `width` px wide just inside `box`."""
+    x0, y0, x1, y1 = box
+    w = max(1, width)
+    for part in (
+        (x0, y0, x1, y0 + w),
+        (x0, y1 - w, x1, y1),
+        (x0, y0 + w, x0 + w, y1 - w),
+        (x1 - w, y0 + w, x1, y1 - w),
+    ):
+        _overlay(img, part, color)
+
+
+def _corners(
+    img: Image.Image, box: tuple[int, int, int, int], width: int, length: int, color: RGBA
+) -> None:
+    """L-shaped marks `length` px long in the four corners of `box`."""
+    x0, y0, x1, y1 = box
+    w = max(1, width)
+    for part in (
+        (x0, y0, x0 + length, y0 + w),
+        (x0, y0, x0 + w, y0 + length),
+        (x1 - length, y0, x1, y0 + w),
+        (x1 - w, y0, x1, y0 + length),
+        (x0, y1 - w, x0 + length, y1),
+        (x0, y1 - length, x0 + w, y1),
+        (x1 - length, y1 - w, x1, y1),
+        (x1 - w, y1 - length, x1, y1),
+    ):
+        _overlay(img, part, color)
+
+
 def _overlay(img: Image.Image, box: tuple[int, int, int, int], color: RGBA) -> None:
     x0, y0, x1, y1 = box
     img.paste(_rgb(color), (x0, y0, x1, y1), _mask(x1 - x0, y1 - y0, color[3]))
@@ -278,6 +369,21 @@ def _resolve(view: BoardView, sq: Square | None) -> int | None:
     return sq
 
 
+def _gate_cell(
+    view: BoardView, lay: Layout, placed: tuple[int, Square] | None
+) -> tuple[int, int, int, int] | None:
+    """The reserve-strip cell of a piece just placed behind `placed` = (colour, square)."""
+    if placed is None:
+        return None
+    color, where = placed
+    sq = _resolve(view, where)
+    if color not in (0, 1) or sq is None or not lay.gate_h:
+        raise ValueError(f"no reserve slot {placed!r} on this board")
+    x = lay.column_x(sq % view.files)
+    y = lay.gate_y[color]
+    return (x, y, x + lay.sq, y + lay.gate_h)
+
+
 def _squares(view: BoardView, squares: Iterable[Square]) -> list[int]:
     out = []
     for s in squares:
@@ -292,6 +398,7 @@ def draw_board(
     *,
     perspective: int = 0,
     last_move: Sequence[Square | None] | None = None,
+    placed: tuple[int, Square] | None = None,
     check: Square | None = None,
     highlights: Iterable[Square] = (),
     captures: Iterable[Square] = (),
@@ -306,29 +413,42 @@ def draw_board(
     lay = layout_for(view, perspective, coordinates)
     img = _background(lay, theme).copy()
     s = lay.sq
-    # Last move: both squares tinted (a drop or placement has no origin).
+    # Last move: both squares tinted and framed. Tokens leave a margin wider than the
+    # frame, so at phone width the destination shows its frame as plainly as the origin.
     if last_move:
-        edge = (*th.last_move[:3], min(255, th.last_move[3] * 2))
-        w = max(2, round(s * 0.055))
         for sq in _squares(view, (m for m in last_move if m is not None)):
-            x0, y0, x1, y1 = lay.square_box(sq)
-            _overlay(img, (x0, y0, x1, y1), th.last_move)
-            # A stronger edge stays visible around tokens, which cover most of a square.
-            for box in ((x0, y0, x1, y0 + w), (x0, y1 - w, x1, y1)):
-                _overlay(img, box, edge)
-            for box in ((x0, y0 + w, x0 + w, y1 - w), (x1 - w, y0 + w, x1, y1 - w)):
-                _overlay(img, box, edge)
+            box = lay.square_box(sq)
+            _overlay(img, box, th.last_move)
+            _frame(img, box, round(s * LAST_MOVE_RIM), (*th.last_move[:3], 255))
+    slot = _gate_cell(view, lay, placed)
+    if slot is not None:
+        _overlay(img, slot, th.last_move)
+        _frame(img, slot, round(s * LAST_MOVE_RIM * 0.8), (*th.last_move[:3], 255))
     selected_sq = _resolve(view, selected)
-    if selected_sq is not None:
-        _overlay(img, lay.square_box(selected_sq), th.destination)
     check_sq = _resolve(view, check)
     if check_sq is not None:
-        x0, y0, _x1, _y1 = lay.square_box(check_sq)
+        # Unmistakable even where a square is 25 px wide: the square turns red (it shows
+        # around a token and between a figurine's lines) and glows in the middle.
+        x0, y0, _x1, _y1 = box = lay.square_box(check_sq)
+        _overlay(img, box, (*th.check[:3], 150))
         _paste(img, _glow(s, th.check), x0, y0)
+        _frame(img, box, round(s * LAST_MOVE_RIM), (*th.check[:3], 255))
+    if selected_sq is not None:
+        # A green frame; on a square in check, green corners on the red frame, so the two
+        # marks stay apart instead of blending into a muddy colour.
+        box = lay.square_box(selected_sq)
+        rim = round(s * LAST_MOVE_RIM)
+        green = (*th.destination[:3], 255)
+        if selected_sq != check_sq:
+            _overlay(img, box, th.destination)
+            _frame(img, box, rim, green)
+        else:
+            _corners(img, box, rim, round(s * 0.3), green)
     upside = (1, 0) if perspective == 0 else (0, 1)  # by colour: forward points down
+    min_cap = letter_min_cap(lay.width)
     for sq, piece in view.pieces.items():
         x0, y0, _x1, _y1 = lay.square_box(sq)
-        _paste(img, sprite_image(piece, s, theme, bool(upside[piece.color])), x0, y0)
+        _paste(img, sprite_image(piece, s, theme, bool(upside[piece.color]), min_cap), x0, y0)
     forced = set(_squares(view, captures))
     for sq in dict.fromkeys([*_squares(view, highlights), *forced]):
         capture = sq in forced or sq in view.pieces
@@ -353,29 +473,36 @@ def _draw_hands(
     upside: tuple[int, int],
 ) -> None:
     assert view.hands is not None
+    label_font = font("bold", max(10, round(lay.hand_h * 0.3)))
+    min_cap = letter_min_cap(lay.width)
     for color in (0, 1):
         entries = view.hands[color]
         y = lay.hand_y[color]
+        side = "White" if color == 0 else "Black"
+        # Each strip says whose hand it is, so the two are never confused.
+        label = f"{side}'s hand" if entries else f"{side}: no pieces in hand"
+        lx = lay.board_x + round(lay.hand_h * 0.25)
+        draw.text(
+            (lx, y + lay.hand_h / 2),
+            label,
+            font=label_font,
+            fill=_rgb(th.strip_text),
+            anchor="lm",
+        )
         n = len(entries)
         if not n:
-            f = font("regular", max(8, round(lay.sq * 0.22)))
-            side = "White" if color == 0 else "Black"
-            draw.text(
-                (lay.board_x + lay.board_w / 2, y + lay.hand_h / 2),
-                f"{side}: no pieces in hand",
-                font=f,
-                fill=_rgb(th.strip_text),
-                anchor="mm",
-            )
             continue
-        cell = min(round(lay.hand_h * 1.1), lay.board_w // n)
+        start = lx + math.ceil(draw.textlength(label, font=label_font)) + lay.gap
+        room = lay.board_x + lay.board_w - start
+        cell = min(round(lay.hand_h * 1.1), room // n)
         size = round(min(cell, lay.hand_h) * 0.86)
-        x = lay.board_x + max(0, (lay.board_w - n * cell) // 2)
+        x = start + max(0, (room - n * cell) // 2)
         for entry in entries:
             sx = x + (cell - size) // 2
             sy = y + (lay.hand_h - size) // 2
             _slot(draw, sx, sy, size, th)
-            _paste(img, sprite_image(entry.sprite, size, theme, bool(upside[color])), sx, sy)
+            sprite = sprite_image(entry.sprite, size, theme, bool(upside[color]), min_cap)
+            _paste(img, sprite, sx, sy)
             if entry.count > 1:
                 _badge(draw, sx + size * 0.86, sy + size * 0.82, str(entry.count), size, th)
             x += cell
@@ -392,18 +519,19 @@ def _draw_reserve(
     img: Image.Image, view: BoardView, lay: Layout, th: Theme, theme: str, upside: tuple[int, int]
 ) -> None:
     size = round(lay.gate_h * 0.9)
+    min_cap = letter_min_cap(lay.width)
     draw = ImageDraw.Draw(img)
     for color in (0, 1):
         y = lay.gate_y[color] + (lay.gate_h - size) // 2
         for sq, piece in view.gates[color].items():
             x = lay.column_x(sq % view.files) + (lay.sq - size) // 2
             _slot(draw, x, y, size, th)
-            _paste(img, sprite_image(piece, size, theme, bool(upside[color])), x, y)
+            _paste(img, sprite_image(piece, size, theme, bool(upside[color]), min_cap), x, y)
         if lay.pocket_w and view.placing:
             x = lay.board_x + lay.board_w + lay.gap + (lay.gate_h - size) // 2
             for piece in view.reserve[color]:
                 _slot(draw, x, y, size, th)
-                _paste(img, sprite_image(piece, size, theme, bool(upside[color])), x, y)
+                _paste(img, sprite_image(piece, size, theme, bool(upside[color]), min_cap), x, y)
                 x += round(GATE * lay.sq)
 
 
@@ -422,6 +550,7 @@ def render_board(
     *,
     perspective: int = 0,
     last_move: Sequence[Square | None] | None = None,
+    placed: tuple[int, Square] | None = None,
     check: Square | None = None,
     highlights: Iterable[Square] = (),
     captures: Iterable[Square] = (),
@@ -443,6 +572,7 @@ def render_board(
         view,
         perspective=perspective,
         last_move=last_move,
+        placed=placed,
         check=check,
         highlights=highlights,
         captures=captures,

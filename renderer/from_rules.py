@@ -17,7 +17,7 @@ from renderer.glyphs import figure_for, glyph_of_piece
 from renderer.view import BoardView, HandPiece, PieceSprite
 from rules.game import Game
 from rules.geometry import Square
-from rules.moves import MoveKind
+from rules.moves import Move, MoveKind
 from rules.position import Position
 from rules.variant import PieceType, Variant
 
@@ -36,6 +36,10 @@ AUTO = Auto()
 def piece_sprite(variant: Variant, piece_id: str, color: int) -> PieceSprite:
     """How a piece of `variant` looks (cached per variant object, piece and colour)."""
     p = variant.piece(piece_id)
+    reverse = ""
+    if p.flip is not None and p.flip != p.id:
+        other = variant.piece(p.flip)
+        reverse = other.letters or other.name[:1].upper()  # the Pawn has no letter: "P"
     return PieceSprite(
         letters=p.letters,
         name=p.name,
@@ -43,6 +47,7 @@ def piece_sprite(variant: Variant, piece_id: str, color: int) -> PieceSprite:
         glyph=glyph_of_piece(p),
         royal=p.royal,
         figure=figure_for(p),
+        reverse=reverse,
     )
 
 
@@ -104,6 +109,7 @@ def render_position(
     *,
     perspective: int = 0,
     last_move: Sequence[SquareRef | None] | None = None,
+    placed: tuple[int, SquareRef] | None = None,
     check: SquareRef | None = None,
     highlights: Iterable[SquareRef] = (),
     captures: Iterable[SquareRef] = (),
@@ -116,6 +122,7 @@ def render_position(
         board_view(position),
         perspective=perspective,
         last_move=last_move,
+        placed=placed,
         check=check,
         highlights=highlights,
         captures=captures,
@@ -125,15 +132,31 @@ def render_position(
     )
 
 
+def move_marks(
+    position: Position, move: Move | None
+) -> tuple[tuple[int | None, int] | None, tuple[int, int] | None]:
+    """How to mark `move`, the ply that led to `position`: `(last_move, placed)` for
+    `render_board`. A placement marks the reserve slot it filled, (colour, square), not the
+    board square behind it; any other move its (origin, target), origin None for a drop.
+    For castling, the King's squares."""
+    if move is None:
+        return None, None
+    target = _index(position, move.target)
+    if move.kind is MoveKind.PLACEMENT:
+        for color in (0, 1):
+            if target in position.gates[color]:
+                return None, (color, target)
+        return (None, target), None  # placed on the board itself
+    origin = _index(position, move.origin) if move.origin is not None else None
+    return (origin, target), None
+
+
 def last_move_squares(game: Game) -> tuple[int | None, int] | None:
-    """The squares of the game's last ply: (origin, target); origin None for a drop or
-    placement. For castling, the King's squares."""
+    """The squares of the game's last ply: (origin, target); origin None for a drop or a
+    placement on the board (a placement into a reserve slot: see `move_marks`)."""
     if not game.history:
         return None
-    move = game.history[-1].move
-    pos = game.position
-    origin = _index(pos, move.origin) if move.origin is not None else None
-    return (origin, _index(pos, move.target))
+    return move_marks(game.position, game.history[-1].move)[0]
 
 
 def check_square(position: Position) -> int | None:
@@ -158,10 +181,15 @@ def render_game(
 ) -> bytes:
     """The game's current position with its last move tinted and a check marked (pass
     `last_move=` or `check=`, None included, to override either)."""
+    placed: tuple[int, SquareRef] | None = None
+    if isinstance(last_move, Auto):
+        last = game.history[-1].move if game.history else None
+        last_move, placed = move_marks(game.position, last)
     return render_position(
         game.position,
         perspective=perspective,
-        last_move=last_move_squares(game) if isinstance(last_move, Auto) else last_move,
+        last_move=last_move,
+        placed=placed,
         check=check_square(game.position) if isinstance(check, Auto) else check,
         highlights=highlights,
         captures=captures,

@@ -41,7 +41,7 @@ class Picture:
 GALLERY: tuple[Picture, ...] = (
     Picture(
         "chess.png",
-        "Chess: the last move tinted and the King in check glowing red",
+        "Chess: the last move framed on both squares, the King in check in red",
         "chess",
         moves=("e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"),
     ),
@@ -87,7 +87,7 @@ GALLERY: tuple[Picture, ...] = (
     ),
     Picture(
         "patricia.png",
-        "Patricia: pieces in hand beside the board",
+        "Patricia: both hands labelled, two-sided pieces showing their other face",
         "patricia",
         moves=("Bd1-b3", "Bd5-b3", "Kc1-c2", "Rb3-b2", "Qc2xb2", "Kc5-c4"),
     ),

@@ -8,7 +8,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from renderer.board import encode_png
-from renderer.from_rules import piece_legend, piece_sprite
+from renderer.from_rules import LegendEntry, piece_legend, piece_sprite
 from renderer.sprites import font, sprite_image
 from renderer.theme import load_theme
 from rules.variant import Variant, load_variant
@@ -17,6 +17,13 @@ SPRITE = 64
 CELL_W = 300
 ROW_H = 74
 PAD = 16
+
+
+def legend_text(entry: LegendEntry) -> tuple[str, str]:
+    """The two lines beside a piece: its letters, then its name. A piece written without
+    letters (the Pawn) is named by its name, not by a placeholder."""
+    name = entry.name + (" (royal)" if entry.royal else "")
+    return (entry.letters, name) if entry.letters else (name, "no letter in moves")
 
 
 def draw_legend(variant: Variant, *, theme: str = "default") -> Image.Image:
@@ -47,15 +54,9 @@ def draw_legend(variant: Variant, *, theme: str = "default") -> Image.Image:
         sprite = sprite_image(piece_sprite(variant, entry.piece_id, 0), SPRITE, theme)
         img.paste(sprite, (box[0], box[1]), sprite)
         tx = x + SPRITE + 12
-        draw.text(
-            (tx, y + ROW_H / 2 - 11),
-            entry.letters or "-",
-            font=f_letters,
-            fill=th.crown[:3],
-            anchor="lm",
-        )
-        name = entry.name + (" (royal)" if entry.royal else "")
-        draw.text((tx, y + ROW_H / 2 + 13), name, font=f_name, fill=th.strip_text[:3], anchor="lm")
+        title, line = legend_text(entry)
+        draw.text((tx, y + ROW_H / 2 - 11), title, font=f_letters, fill=th.crown[:3], anchor="lm")
+        draw.text((tx, y + ROW_H / 2 + 13), line, font=f_name, fill=th.strip_text[:3], anchor="lm")
     return img
 
 

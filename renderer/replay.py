@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageChops, ImageDraw
 
 from renderer.board import draw_board
-from renderer.from_rules import board_view, check_square
+from renderer.from_rules import board_view, check_square, move_marks
 from renderer.sprites import font
 from rules.game import Game
 from rules.moves import Move
@@ -96,21 +96,15 @@ def _caption(img: Image.Image, text: str, bold: bool) -> Image.Image:
     return out
 
 
-def _last_move(position: Position, move: Move | None) -> tuple[int | None, int] | None:
-    if move is None:
-        return None
-    geo = position.variant.geometry
-    origin = geo.index(move.origin.file, move.origin.rank) if move.origin is not None else None
-    return (origin, geo.index(move.target.file, move.target.rank))
-
-
 def _frame(
     position: Position, move: Move | None, perspective: int, width: int | None
 ) -> Image.Image:
+    squares, placed = move_marks(position, move)
     img = draw_board(
         board_view(position),
         perspective=perspective,
-        last_move=_last_move(position, move),
+        last_move=squares,
+        placed=placed,
         check=check_square(position),
     )
     if width is not None and img.width > width:

@@ -37,7 +37,8 @@ Pt = tuple[float, float]
 # glyph's half-extent, horizontally (letters are wider than tall) and vertically.
 RINGS_X = (0.0, 0.65, 0.83, 1.0)
 RINGS_Y = (0.0, 0.53, 0.765, 1.0)
-TOKEN = 0.88  # the tile's side as a fraction of the square
+TOKEN = 0.82  # the tile's side as a fraction of the square (the last-move rim shows around)
+MIN_SQUEEZE = 0.74  # letters may be narrowed to this fraction of their width before shrinking
 GLYPH = 0.435  # the glyph's half-extent as a fraction of the tile
 DOT = 0.034  # a dot's radius as a fraction of the tile
 
@@ -59,13 +60,25 @@ def _ring(rings: tuple[float, ...], t: float) -> float:
 
 
 class _Grid:
-    """Maps board offsets (x right, y forward) to canvas pixels around a centre."""
+    """Maps board offsets (x right, y forward) to canvas pixels around a centre. The rings
+    are the standard ones, or (`compact`) pushed out beyond large letters."""
 
-    def __init__(self, cx: float, cy: float, half: float) -> None:
+    def __init__(
+        self,
+        cx: float,
+        cy: float,
+        half: float,
+        rings_x: tuple[float, ...] = RINGS_X,
+        rings_y: tuple[float, ...] = RINGS_Y,
+    ) -> None:
         self.cx, self.cy, self.half = cx, cy, half
+        self.rings_x, self.rings_y = rings_x, rings_y
 
     def at(self, x: float, y: float) -> Pt:
-        return (self.cx + _ring(RINGS_X, x) * self.half, self.cy - _ring(RINGS_Y, y) * self.half)
+        return (
+            self.cx + _ring(self.rings_x, x) * self.half,
+            self.cy - _ring(self.rings_y, y) * self.half,
+        )
 
     def far(self, x: int, y: int) -> Pt:
         """A leap longer than 3: on the outer ring, in its direction."""
@@ -240,31 +253,41 @@ def _letters_shape(letters: str) -> tuple[str, float]:
     return kind, (right - left) / cap
 
 
-def fit_letters(letters: str, width: float, height: float) -> tuple[ImageFont.FreeTypeFont, float]:
-    """The largest font whose `letters` fit a `width` x `height` box (capital height)."""
+def fit_letters(
+    letters: str, width: float, height: float, squeeze: float = 1.0
+) -> tuple[ImageFont.FreeTypeFont, float, float]:
+    """The largest font whose `letters` fit a `width` x `height` box (capital height), and
+    the horizontal scale that makes them fit: down to `squeeze` of their natural width
+    before the capitals get shorter (narrowed letters read better than small ones)."""
     kind, ratio = _letters_shape(letters)
-    cap = min(height, width / ratio)
-    return font(kind, round(cap / 0.729)), cap
+    cap = min(height, width / (ratio * squeeze))
+    scale = min(1.0, width / (ratio * cap))
+    return font(kind, round(cap / 0.729)), cap, scale
 
 
 def draw_letters(
-    draw: ImageDraw.ImageDraw,
+    canvas: Image.Image,
     letters: str,
     centre: Pt,
     box: tuple[float, float],
     fill: RGBA,
     halo: RGBA | None = None,
     halo_width: int = 0,
+    squeeze: float = 1.0,
 ) -> None:
     """`letters` centred on `centre` (by their ink, not their advance), as large as the
-    box allows."""
-    f, _cap = fit_letters(letters, *box)
-    left, top, right, bottom = draw.textbbox((0, 0), letters, font=f, anchor="ls")
-    x = centre[0] - (left + right) / 2
-    y = centre[1] - (top + bottom) / 2
+    box allows, narrowed down to `squeeze` of their width if that keeps them taller."""
+    f, _cap, scale = fit_letters(letters, *box, squeeze=squeeze)
+    probe = ImageDraw.Draw(canvas)
+    left, top, right, bottom = probe.textbbox((0, 0), letters, font=f, anchor="ls")
+    pad = halo_width + 2
+    w, h = math.ceil(right - left) + 2 * pad, math.ceil(bottom - top) + 2 * pad
+    layer = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    ld = ImageDraw.Draw(layer)
+    origin = (pad - left, pad - top)
     if halo is not None and halo_width:
-        draw.text(
-            (x, y),
+        ld.text(
+            origin,
             letters,
             font=f,
             fill=fill,
@@ -272,7 +295,12 @@ def draw_letters(
             stroke_width=halo_width,
             stroke_fill=halo,
         )
-    draw.text((x, y), letters, font=f, fill=fill, anchor="ls")
+    ld.text(origin, letters, font=f, fill=fill, anchor="ls")
+    if scale < 1.0:
+        layer = layer.resize((max(1, round(w * scale)), h), Image.Resampling.LANCZOS)
+    canvas.alpha_composite(
+        layer, (round(centre[0] - layer.width / 2), round(centre[1] - layer.height / 2))
+    )
 
 
 def _crown(
@@ -291,8 +319,29 @@ def _crown(
     draw.polygon(pts, fill=theme.crown, outline=theme.crown_line, width=lw)
 
 
+def _letter_box(sprite: PieceSprite, tile: float, half: float, gap: float) -> tuple[float, float]:
+    """Where the letters go on a token with room for the whole glyph around them."""
+    return (
+        2 * (RINGS_X[1] * half - gap) * 1.06,
+        min(2 * (RINGS_Y[1] * half - gap), tile * (0.40 if len(sprite.letters) < 2 else 0.3)),
+    )
+
+
+def _compact_rings(inner: float) -> tuple[float, ...]:
+    """Rings 1-3 spread over what the letters leave, from `inner` (a fraction of the glyph's
+    half-extent) to the edge."""
+    inner = min(inner, 0.93)
+    return (0.0, inner, inner + (1.0 - inner) * 0.5, 1.0)
+
+
 def _token(
-    draw: ImageDraw.ImageDraw, sprite: PieceSprite, glyph: Glyph, size: int, theme: Theme
+    canvas: Image.Image,
+    draw: ImageDraw.ImageDraw,
+    sprite: PieceSprite,
+    glyph: Glyph,
+    size: int,
+    theme: Theme,
+    min_cap: int = 0,
 ) -> None:
     k = SUPERSAMPLE
     s = size * k
@@ -315,7 +364,25 @@ def _token(
         (x0, y0, x0 + tile, y0 + tile), radius, fill=fill, outline=border, width=bw
     )
     half = tile * GLYPH
+    gap = tile * DOT + 1.2 * u
+    box = _letter_box(sprite, tile, half, gap)
+    squeeze = 1.0
     grid = _Grid(s / 2, s / 2, half)
+    if sprite.letters and box[1] < min_cap * k:
+        # Too small to read where the picture is shown (a phone): the letters take the
+        # middle of the tile at the height asked for, narrowed if need be, and the glyph's
+        # rings move out around them (distances are only hinted at this size).
+        box = (tile - 2 * bw - 2 * gap, min(min_cap * k, tile * 0.5))
+        squeeze = MIN_SQUEEZE
+        _f, cap, scale = fit_letters(sprite.letters, *box, squeeze=squeeze)
+        ink_w = _letters_shape(sprite.letters)[1] * cap * scale
+        grid = _Grid(
+            s / 2,
+            s / 2,
+            half,
+            _compact_rings((ink_w / 2 + gap) / half),
+            _compact_rings((cap / 2 + gap) / half),
+        )
     painter = _GlyphPainter(draw, grid, u, theme, sprite.color, tile * DOT)
     for t in glyph.trails:
         painter.trail(t)
@@ -323,19 +390,15 @@ def _token(
     for r in sorted(glyph.rays, key=lambda r: r.hop):
         painter.ray(r, covered=(r.start, r.step) in slides)
     if sprite.letters:
-        gap = tile * DOT + 1.2 * u
-        box = (
-            2 * (RINGS_X[1] * half - gap) * 1.06,
-            min(2 * (RINGS_Y[1] * half - gap), tile * (0.40 if len(sprite.letters) < 2 else 0.3)),
-        )
         draw_letters(
-            draw,
+            canvas,
             sprite.letters,
             (s / 2, s / 2),
             box,
             theme.text(sprite.color),
             fill,
             max(1, round(1.5 * u)),
+            squeeze,
         )
     for d in glyph.dots:
         painter.dot(d)
@@ -379,12 +442,39 @@ def _figure(draw: ImageDraw.ImageDraw, sprite: PieceSprite, size: int, theme: Th
         _crown(draw, ox + crown_w * 0.6, oy, crown_w, theme, max(1, round(1.4 * scale)))
 
 
+def _reverse_badge(
+    canvas: Image.Image,
+    draw: ImageDraw.ImageDraw,
+    sprite: PieceSprite,
+    s: int,
+    theme: Theme,
+    min_cap: int,
+) -> None:
+    """A two-sided piece shows its other face as a coin in the lower right corner: a gold
+    disc with the other face's letter and a ring in the piece's own colour."""
+    r = s * 0.17
+    cx, cy = s - r - s * 0.01, s - r - s * 0.01
+    ring = max(1, round(s * 0.018))
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=theme.fill(sprite.color))
+    inner = r - ring * 1.6
+    draw.ellipse(
+        (cx - inner, cy - inner, cx + inner, cy + inner),
+        fill=theme.crown,
+        outline=theme.crown_line,
+        width=ring,
+    )
+    height = max(inner * 1.05, min(min_cap, inner * 1.5))
+    draw_letters(canvas, sprite.reverse, (cx, cy), (inner * 1.5, height), theme.crown_line)
+
+
 @lru_cache(maxsize=1024)  # 13 KB each at 58 px, 37 KB at 96 px
 def sprite_image(
-    sprite: PieceSprite, size: int, theme_name: str, upside: bool = False
+    sprite: PieceSprite, size: int, theme_name: str, upside: bool = False, min_cap: int = 0
 ) -> Image.Image:
     """The RGBA picture of `sprite` for a square of `size` pixels. `upside`: the piece's
-    forward points down the picture (its glyph is turned around; letters stay upright)."""
+    forward points down the picture (its glyph is turned around; letters stay upright).
+    `min_cap`: the least height of a token's capital letters, in pixels of the picture
+    (the board asks for what stays legible when the picture is shown on a phone)."""
     theme = load_theme(theme_name)
     s = size * SUPERSAMPLE
     canvas = Image.new("RGBA", (s, s), (0, 0, 0, 0))
@@ -393,5 +483,7 @@ def sprite_image(
         _figure(draw, sprite, size, theme)
     else:
         glyph = rotated(sprite.glyph) if upside else sprite.glyph
-        _token(draw, sprite, glyph, size, theme)
+        _token(canvas, draw, sprite, glyph, size, theme, min_cap)
+    if sprite.reverse:
+        _reverse_badge(canvas, draw, sprite, s, theme, min_cap * SUPERSAMPLE)
     return canvas.resize((size, size), Image.Resampling.LANCZOS)

@@ -93,6 +93,9 @@ class PieceSprite:
     glyph: Glyph = field(default_factory=Glyph)
     royal: bool = False
     figure: str | None = None
+    reverse: str = ""
+    """Letters of the face on the other side of a two-sided piece (Patricia's King shows a
+    Queen when it turns over); empty for an ordinary piece."""
 
     def __post_init__(self) -> None:
         if self.color not in (0, 1):

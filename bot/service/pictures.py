@@ -50,18 +50,14 @@ class RendererPictures:
         selected: int | None,
     ) -> Picture:
         from renderer import render_position
-        from renderer.from_rules import check_square
+        from renderer.from_rules import check_square, move_marks
 
-        geo = position.variant.geometry
-        squares: tuple[int | None, int] | None = None
-        if last_move is not None:
-            origin = last_move.origin
-            target = geo.index(last_move.target.file, last_move.target.rank)
-            squares = (geo.index(origin.file, origin.rank) if origin else None, target)
+        squares, placed = move_marks(position, last_move)
         png = render_position(
             position,
             perspective=perspective,
             last_move=squares,
+            placed=placed,
             check=check_square(position),
             highlights=highlights,
             captures=captures,
