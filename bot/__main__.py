@@ -16,7 +16,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m bot", description="Fairy Post, a Discord bot for chess variants."
     )
     sub = parser.add_subparsers(dest="command")
-    sub.add_parser("run", help="start the bot (the default)")
+    sub.add_parser(
+        "run",
+        help="start the bot on Discord; unlike a bare `python -m bot`, never local mode "
+        "(a service without a token stops with a message instead)",
+    )
     invite = sub.add_parser(
         "invite", help="print the link that adds the bot to a server, with its permissions"
     )
@@ -47,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings()
         if args.command == "invite":
             return _invite(settings, args.client_id, args.guild)
+        if args.command == "run":
+            settings.require_token()
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -158,6 +158,7 @@ def _port(values: Mapping[str, str], key: str, default: int) -> int:
         raise ConfigError(f"{key} must be a port number from 1 to 65535, not {port}.")
     return port
 
+
 def _seconds(values: Mapping[str, str], key: str, default: int) -> int:
     found = _int(values, key, "a number of seconds (0 or more)")
     return default if found is None else found

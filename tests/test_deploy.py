@@ -28,7 +28,7 @@ def unit() -> configparser.ConfigParser:
 def test_the_unit_runs_the_console_entry_point_with_the_environment_file() -> None:
     service = unit()["Service"]
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert service["ExecStart"].endswith("/.venv/bin/fairypost") and "fairypost" in scripts
+    assert service["ExecStart"].endswith("/.venv/bin/fairypost run") and "fairypost" in scripts
     assert service["Environment"] == "FAIRYPOST_ENV_FILE=/etc/fairypost/fairypost.env"
     assert service["StateDirectory"] == "fairypost"
     assert service["WorkingDirectory"] == "/var/lib/fairypost"

@@ -4,6 +4,8 @@ message (never a traceback) for the operator when something is missing or malfor
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -181,3 +183,18 @@ def test_part_of_the_shards_on_sqlite_is_refused_with_the_way_out(tmp_path: Path
 def test_malformed_shards_are_refused(tmp_path: Path, bad: str) -> None:
     with pytest.raises(ConfigError, match="FAIRYPOST_SHARDS must look like"):
         settings_from(tmp_path, f"FAIRYPOST_DB=postgresql://x@y/z\nFAIRYPOST_SHARDS={bad}\n")
+
+
+def test_run_insists_on_a_token(tmp_path: Path) -> None:
+    """`python -m bot run` (the service's command) never falls back to local mode."""
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=tmp_path,
+        env=clean_environ(),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "DISCORD_TOKEN" in result.stderr and "Traceback" not in result.stderr
