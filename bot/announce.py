@@ -163,6 +163,9 @@ def headline(event: GameEvent) -> str | None:
     if event.kind != consequences.ENDED:
         return None
     termination = event.view.game.termination
+    if event.view.game.decided_by is not None:  # a moderator's decision (/mod)
+        verb = "adjudicated" if termination is Termination.ADJUDICATION else "cancelled"
+        return f"{who}, a moderator, {verb} the game."
     return (
         {
             Termination.RESIGNATION: f"{who} resigned.",

@@ -291,11 +291,17 @@ class AbortNotAllowedError(RefusedError):
 class PlayerHasActiveGamesError(RefusedError):
     """A player asked to be forgotten while games or tournaments of theirs are going."""
 
-    def __init__(self, user_id: int, game_ids: list[int], tournaments: list[str]) -> None:
-        super().__init__(f"player {user_id} still plays games {game_ids} in {tournaments}")
+    def __init__(
+        self, user_id: int, game_ids: list[int], tournaments: list[str], pending: int = 0
+    ) -> None:
+        super().__init__(
+            f"player {user_id} still plays games {game_ids} in {tournaments}, "
+            f"{pending} effects of their games pending"
+        )
         self.user_id = user_id
         self.game_ids = game_ids
         self.tournaments = tournaments
+        self.pending = pending  # consequences of their last games not yet carried out
 
 
 class RatingNotApplicableError(RefusedError):

@@ -18,6 +18,7 @@ from storage.engine import UNKNOWN_ENGINE_VERSION, Engine
 from storage.errors import (
     AbortNotAllowedError,
     DeadlineNotReachedError,
+    GameEndedError,
     GameMovedOnError,
     GameReplayError,
     InvalidValueError,

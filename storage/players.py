@@ -131,10 +131,25 @@ class Players:
                 "AND t.status IN ('signup', 'running') ORDER BY t.id",
                 (user_id,),
             )
-            if active or entered:
+            pending = await tx.scalar(
+                "SELECT count(*) FROM effects e JOIN games g ON g.id = e.game_id "
+                "WHERE e.status = 'pending' AND (g.white_id = ? OR g.black_id = ?)",
+                (user_id, user_id),
+            )
+            if active or entered or int(pending):
                 raise PlayerHasActiveGamesError(
-                    user_id, [row["id"] for row in active], [row["name"] for row in entered]
+                    user_id,
+                    [row["id"] for row in active],
+                    [row["name"] for row in entered],
+                    int(pending),
                 )
+            # Carried-out effects keep their payloads only as a record; they may name the
+            # player (who moved, whom a notice was for): blank them.
+            await tx.run(
+                "UPDATE effects SET payload = '{}' WHERE status <> 'pending' AND game_id IN "
+                "(SELECT id FROM games WHERE white_id = ? OR black_id = ?)",
+                (user_id, user_id),
+            )
             cancelled = await tx.run(
                 "UPDATE challenges SET status = 'cancelled', resolved_at = ? "
                 "WHERE status = 'open' AND (challenger_id = ? OR opponent_id = ?)",

@@ -11,11 +11,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.boards import ending_content, post_view
-from bot.cogs.common import Fairy, fairy, install, picture_file, user_ref
+from bot.cogs.boards import acknowledge
+from bot.cogs.common import Fairy, fairy, install, user_ref
 from bot.service.models import EndResult
 from bot.service.moderation import MAX_REASON, Moderation, Verdict
-from bot.ui.embeds import game_embed
 
 log = logging.getLogger("fairypost.moderation")
 GAME = "The game number (see /games; the thread's title shows it)"
@@ -81,9 +80,10 @@ class ModerationCog(commands.Cog, name="Moderation"):
     async def _announce(
         self, interaction: discord.Interaction[Any], result: EndResult, verb: str
     ) -> None:
-        """The final board where the moderator acted, and in the game's thread."""
+        """The moderator's confirmation. The final board, the result and any rating change
+        were recorded with the decision and are posted in the game's thread by the effects
+        loop, exactly once (`bot/announce.py`), like any other end of a game."""
         game = result.view.game
-        headline = f"Game #{game.id} was {verb} by {interaction.user.display_name}."
         log.info(
             "game %d %s by moderator %d",
             game.id,
@@ -91,24 +91,12 @@ class ModerationCog(commands.Cog, name="Moderation"):
             interaction.user.id,
             extra={"game": game.id, "moderator": interaction.user.id},
         )
-        content = ending_content(result, result.view)
-        await post_view(self.bot, interaction, result.view, headline=headline, content=content)
-        thread_id = game.thread_id
-        if thread_id is None or thread_id == interaction.channel_id:
-            return
-        try:
-            thread = interaction.client.get_channel(
-                thread_id
-            ) or await interaction.client.fetch_channel(thread_id)
-            if isinstance(thread, discord.Thread):
-                picture = await self.bot.service.render(result.view.scene)
-                await thread.send(
-                    content=content,
-                    embed=game_embed(result.view, headline=headline),
-                    file=picture_file(picture),
-                )
-        except discord.HTTPException:
-            log.warning("could not post the end of game %d in its thread", game.id, exc_info=True)
+        where = f" in <#{game.thread_id}>" if game.thread_id else ""
+        await acknowledge(
+            self.bot,
+            interaction,
+            f"Game #{game.id} {verb}: **{result.view.status}**. The players are told{where}.",
+        )
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -58,5 +58,10 @@ class Privacy:
             if exc.tournaments:
                 names = ", ".join(exc.tournaments)
                 parts.append(f"you are entered in the tournament(s) {names}: leave them first")
+            if not parts and exc.pending:
+                raise BadRequestError(
+                    "The end of your last game is still being posted and rated; "
+                    "ask again in a minute."
+                ) from None
             text = "; ".join(parts)
             raise BadRequestError(text[:1].upper() + text[1:] + ". Then ask again.") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.service import GameService, ManualClock
+from bot.service.effects import EffectRunner
 from bot.service.errors import BadRequestError
 from bot.service.moderation import MAX_REASON, Moderation, Verdict
 from bot.service.privacy import Privacy
@@ -39,7 +40,7 @@ async def test_challenges_follow_the_rated_default(service: GameService) -> None
 
 
 async def test_moderators_act_only_on_their_servers_games(
-    service: GameService, clock: ManualClock
+    service: GameService, clock: ManualClock, effects: EffectRunner
 ) -> None:
     moderation = Moderation(service)
     game_id = await start_game(service, "chess")
@@ -61,17 +62,23 @@ async def test_moderators_act_only_on_their_servers_games(
     game = ended.view.game
     assert game.status is GameStatus.FINISHED and game.result is Result.DRAW
     assert game.decided_by == EVE.id and ended.view.status == "Draw by adjudication: agreed"
-    assert len(ended.rating_changes) == 2  # a rated game is rated on the decided result
+    # a rated game is rated on the decided result: recorded as an effect with the decision
+    kinds = [e.kind for e in await service.storage.effects.find(game_id=game.id)]
+    assert "ratings.apply" in kinds
 
 
 async def test_forgetting_someone_who_plays_is_refused_with_the_games(
-    service: GameService,
+    service: GameService, effects: EffectRunner
 ) -> None:
     privacy = Privacy(service.storage, service.clock)
     game_id = await start_game(service, "chess")
     with pytest.raises(BadRequestError, match=f"#{game_id}"):
         await privacy.forget(BOB)
     await service.resign(channel_id=5000, user=BOB)
+    # the resignation's post and ratings are still to be carried out: not yet
+    with pytest.raises(BadRequestError, match="still being posted"):
+        await privacy.forget(BOB)
+    assert await effects.run_due() >= 2  # the ratings and the post
     done = await privacy.forget(BOB)
     assert done is not None and done.games == 1
     assert await service.name_of(done.anonymous_id) == done.label

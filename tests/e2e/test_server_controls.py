@@ -3,12 +3,16 @@ adjudicating a stuck game, /privacy and /forget-me."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
 import pytest
 
+from bot.client import FairyPost
 from localdiscord import CommandNotPermittedError, FakeMessage
+from localdiscord.harness import BotRunner
+from storage.models import EffectStatus
 from tests.e2e.conftest import World
 from tests.e2e.test_fairypost import fairypost, play, start_game
 
@@ -104,11 +108,14 @@ async def test_a_moderator_cancels_a_stuck_game(world: World, tmp_path: Path) ->
         notice = await (
             await fake.slash(mo, world.lobby, "mod cancel", game=number, reason="both away")
         ).reply()
-        assert not notice.ephemeral
-        assert f"Game #{number} was cancelled by mo" in notice.text
-        assert "Cancelled by a moderator: both away" in notice.text
-        in_thread = await fake.wait_for_message(thread, lambda m: "cancelled by mo" in m.text)
-        assert set(in_thread.mention_ids) >= {world.alice.id, world.bob.id}
+        assert notice.ephemeral  # the moderator's confirmation; the players read the thread
+        assert f"Game #{number} cancelled: **Cancelled by a moderator: both away**" in notice.text
+        in_thread = await fake.wait_for_message(
+            thread, lambda m: "a moderator, cancelled" in m.text
+        )
+        assert "mo, a moderator, cancelled the game." in in_thread.text
+        assert "Cancelled by a moderator: both away" in in_thread.text
+        assert set(in_thread.mention_ids) & {world.alice.id, world.bob.id}
         refused = await (await fake.slash(world.bob, thread, "move", move="e7e5")).reply()
         assert refused.ephemeral and "over (cancelled by a moderator: both away)" in refused.text
         record = await (await fake.slash(world.alice, thread, "history")).reply()
@@ -138,14 +145,28 @@ async def test_a_moderator_adjudicates_a_rated_game(world: World, tmp_path: Path
             )
         ).reply()
         assert "White wins by adjudication: Black left the server" in notice.text
-        assert "alice: 1500 →" in notice.text  # the rating change of a decided result
-        others = [m for m in thread.messages if "adjudicated by mo" in m.text]
-        assert len(others) == 1  # used in the thread: posted there once
+        post = await fake.wait_for_message(
+            thread, lambda m: "a moderator, adjudicated" in m.text, include_existing=True
+        )
+        assert "mo, a moderator, adjudicated the game." in post.text
+        assert "alice: 1500 →" in post.text  # the rating change of a decided result
+        others = [m for m in thread.messages if "a moderator, adjudicated" in m.text]
+        assert len(others) == 1  # posted once
+
+
+async def effects_carried_out(runner: BotRunner[FairyPost], timeout: float = 10.0) -> None:
+    """Until the bot has carried out every recorded effect (posts, ratings)."""
+
+    async def none_pending() -> None:
+        while (await runner.client.storage.effects.counts()).get(EffectStatus.PENDING):
+            await asyncio.sleep(0.02)  # polling a condition, bounded by the timeout
+
+    await asyncio.wait_for(none_pending(), timeout)
 
 
 async def test_privacy_and_forget_me(world: World, tmp_path: Path) -> None:
     fake = world.fake
-    async with fairypost(fake, tmp_path / "fp.sqlite3"):
+    async with fairypost(fake, tmp_path / "fp.sqlite3") as runner:
         shown = await (await fake.slash(world.carol, world.lobby, "privacy")).reply()
         assert shown.ephemeral and "Discord id and display name" in shown.text
         assert "never reads messages" in shown.text and "/forget-me" in shown.text
@@ -157,6 +178,8 @@ async def test_privacy_and_forget_me(world: World, tmp_path: Path) -> None:
         refused = await (await fake.click(world.bob, ask, label="Forget me")).reply()
         assert f"#{number}" in refused.text and "finish or resign" in refused.text
         await (await fake.slash(world.bob, thread, "resign")).reply()
+        # once the resignation is posted and rated (its recorded effects are carried out)
+        await effects_carried_out(runner)
         ask = await (await fake.slash(world.bob, world.lobby, "forget-me")).reply()
         done = await (await fake.click(world.bob, ask, label="Forget me")).reply()
         assert "you are now **Anonymous 1** in 1 stored game(s)" in done.text

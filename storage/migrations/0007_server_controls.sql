@@ -1,4 +1,4 @@
--- 0006: the server setting /config adds (the organisers' role came with 0004), and who
+-- 0007: the server setting /config adds (the organisers' role came with 0004), and who
 -- decided a game a moderator ended.
 -- Released migrations are never edited; change the schema in a new numbered file.
 
