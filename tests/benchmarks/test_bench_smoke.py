@@ -58,3 +58,16 @@ def test_fairy_stockfish_dialect() -> None:
     )
     grand = bench_rules.format_position(bench_rules.Position.start("grand"))
     assert bench_rules.fsf_fen("grand", grand).startswith("r8r/1nbqkcabn1/")
+
+
+def test_the_load_benchmark_runs_and_checks_its_data() -> None:
+    """A tiny load run: three configurations side by side (PostgreSQL ones say why when no
+    server answers); each run verifies that nothing was lost or doubled."""
+    from benchmarks.bench_load import measure
+
+    rows = measure(games=200, deadlines=20, seconds=1.0)
+    entries = [r.entry for r in rows]
+    assert any(e.startswith("SQLite, 1 process") for e in entries)
+    assert any(e.startswith("PostgreSQL, 1 process") for e in entries)
+    assert any(e.startswith("PostgreSQL, 4 processes") for e in entries)
+    assert not any("FAILED" in r.value for r in rows)

@@ -1,0 +1,352 @@
+"""Load: 10,000 active games, bot processes applying moves and timers at the same time.
+
+The database is built once on SQLite (10,000 active games among 2,000 players, 1,000 of them
+with deadlines falling due during the run), then moved to PostgreSQL with the code of
+`python -m storage copy` (timed, verified) for each PostgreSQL run: the copied games are the
+ones played on. Each run starts from the same data and lasts the same wall time:
+
+- SQLite, one process (the default deployment);
+- PostgreSQL, one process;
+- PostgreSQL, several processes (like one process per range of shards).
+
+Every process runs concurrent tasks that each play their own games (games are split between
+processes as shards split guilds): read the game, append a move through the guarded
+`append_move` (the move's turn notice is written with it). One more task per process runs
+the timers the way the bot does: claim what fell due (turn notices, losses on time) and
+handle it through its guard. Reported per run: moves committed per second, the p95 latency of
+a move (read + commit), timer items handled, and guard refusals (two processes racing for one
+timer: the loser is refused, nothing happens twice). After each run the data is checked:
+every move list is whole and every deadline game ended on time exactly once.
+The replayer is a stand-in: the rules engine is measured elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import random
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.common import Row, percentiles
+from storage import Engine, Storage
+from storage.copy import copy_database
+from storage.db import connect
+from storage.errors import ConflictError, RefusedError
+from storage.games import insert_game
+from storage.models import DAY, Clock, DueKind, NewGame, NewMove
+
+SECTION = "load"
+T0 = 1_767_225_600
+GAMES = 10_000
+PLAYERS = 2_000
+DEADLINE_GAMES = 1_000
+TASKS_PER_PROCESS = 8
+SEVERAL = 4
+POSTGRES = os.environ.get("FAIRYPOST_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def _replay(variant_id: str, options: Sequence[str], moves: Sequence[str]) -> str:
+    return f"{variant_id}:{len(moves)}:{'/'.join(moves[-4:])}"
+
+
+ENGINE = Engine(version="bench", replay=_replay)
+
+
+@dataclass
+class Stats:
+    moves: int = 0
+    latencies: list[float] = field(default_factory=list)
+    timers: int = 0
+    refused: int = 0
+    seconds: float = 0.0
+
+    def add(self, other: Stats) -> None:
+        self.moves += other.moves
+        self.latencies += other.latencies
+        self.timers += other.timers
+        self.refused += other.refused
+        self.seconds = max(self.seconds, other.seconds)
+
+
+def run(quick: bool = False) -> list[Row]:
+    if quick:
+        return measure(games=1_000, deadlines=100, seconds=3.0)
+    return measure(games=GAMES, deadlines=DEADLINE_GAMES, seconds=20.0)
+
+
+def measure(*, games: int, deadlines: int, seconds: float) -> list[Row]:
+    """The three runs on `games` games (`deadlines` of them timing out), `seconds` each."""
+    with tempfile.TemporaryDirectory(prefix="fairypost-load-") as folder:
+        base = str(Path(folder) / "base.sqlite3")
+        setup = time.perf_counter()
+        movers, timed = asyncio.run(_populate(base, games, deadlines))
+        setup = time.perf_counter() - setup
+        rows = [Row(SECTION, f"setup: {games:,} active games on SQLite", f"{setup:.1f} s")]
+        results: list[tuple[str, Stats | str]] = []
+        sqlite_copy = str(Path(folder) / "run.sqlite3")
+        shutil.copy(base, sqlite_copy)
+        results.append(("SQLite, 1 process", _load(sqlite_copy, 1, movers, timed, seconds)))
+        postgres_ok = asyncio.run(_postgres_answers())
+        for label, processes in (("PostgreSQL, 1 process", 1), (None, SEVERAL)):
+            label = label or f"PostgreSQL, {processes} processes"
+            if not postgres_ok:
+                results.append((label, f"not measured: no PostgreSQL server at {POSTGRES}"))
+                continue
+            with _schema() as url:
+                began = time.perf_counter()
+                report = asyncio.run(copy_database(base, url, engine=None))
+                copied = time.perf_counter() - began
+                if processes == 1:
+                    moved = sum(c.source for c in report.counts)
+                    rows.append(
+                        Row(
+                            SECTION,
+                            f"python -m storage copy to PostgreSQL ({moved:,} rows, verified: "
+                            f"{'yes' if report.ok else 'NO'})",
+                            f"{copied:.1f} s",
+                        )
+                    )
+                results.append((label, _load(url, processes, movers, timed, seconds)))
+    baseline = results[0][1]
+    for label, stats in results:
+        if isinstance(stats, str):
+            rows.append(Row(SECTION, label, stats))
+            continue
+        rate = stats.moves / stats.seconds
+        p95 = percentiles(stats.latencies, 95)[0] if stats.latencies else 0.0
+        value = (
+            f"{rate:,.0f} moves/s, p95 {p95 * 1000:.1f} ms, {stats.timers:,} timer items, "
+            f"{stats.refused:,} refused (stale, or handled by another process)"
+        )
+        peer = peer_value = ratio = ""
+        if isinstance(baseline, Stats) and stats is not baseline:
+            base_rate = baseline.moves / baseline.seconds
+            peer, peer_value = "SQLite, 1 process", f"{base_rate:,.0f} moves/s"
+            ratio = f"{rate / base_rate:.2f}×"
+        rows.append(
+            Row(
+                SECTION,
+                f"{label} × {TASKS_PER_PROCESS} tasks, {games:,} games",
+                value,
+                peer,
+                peer_value,
+                ratio,
+            )
+        )
+    return rows
+
+
+# --- the database ------------------------------------------------------------------------
+
+
+async def _populate(target: str, games: int, deadlines: int) -> tuple[list[int], list[int]]:
+    """`games` active games on a 3-day clock; the last `deadlines` of them run out during the
+    run (their deadlines spread over its first seconds) and are never moved."""
+    rng = random.Random(2026)
+    clock = Clock(3 * DAY, DAY)
+    ids: list[int] = []
+    async with (
+        await Storage.open(target, engine=ENGINE) as storage,
+        storage._db.transaction() as tx,
+    ):
+        for i in range(games):
+            white = rng.randint(1, PLAYERS)
+            black = rng.randint(1, PLAYERS - 1)
+            black += black >= white
+            variant = ("chess", "grand", "patricia", "bigorra")[i % 4]
+            new = NewGame(
+                guild_id=1 + i % 50,
+                channel_id=100 + i % 50,
+                white_id=white,
+                black_id=black,
+                variant_id=variant,
+                start_position=_replay(variant, (), []),
+                clock=clock,
+            )
+            ids.append(await insert_game(tx, new, T0, ENGINE.version))
+        timed = ids[games - deadlines :]
+        for k, game_id in enumerate(timed):
+            await tx.run(
+                "UPDATE games SET deadline_at = ? WHERE id = ?",
+                (T0 + 1 + k % 3, game_id),
+            )
+        await tx.run("UPDATE notifications SET sent_at = ?", (T0,))
+    return ids[: games - deadlines], timed
+
+
+async def _postgres_answers() -> bool:
+    try:
+        db = await connect(POSTGRES)
+    except Exception:
+        return False
+    await db.close()
+    return True
+
+
+@contextlib.contextmanager
+def _schema() -> Iterator[str]:
+    """A schema of the benchmark's own on the PostgreSQL server, dropped afterwards."""
+    name = f"fp_bench_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    asyncio.run(_admin(f'CREATE SCHEMA "{name}"'))
+    sep = "&" if "?" in POSTGRES else "?"
+    try:
+        yield f"{POSTGRES}{sep}search_path={name}"
+    finally:
+        asyncio.run(_admin(f'DROP SCHEMA IF EXISTS "{name}" CASCADE'))
+
+
+async def _admin(sql: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(POSTGRES)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+# --- the load ----------------------------------------------------------------------------
+
+
+def _load(
+    target: str, processes: int, movers: list[int], timed: list[int], seconds: float
+) -> Stats:
+    start_at = time.time() + 2.0 + processes  # every process connected before the start
+    parts = [movers[k::processes] for k in range(processes)]
+    context = multiprocessing.get_context("spawn")
+    total = Stats()
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+        futures = [
+            pool.submit(_process, target, part, start_at, seconds, k)
+            for k, part in enumerate(parts)
+        ]
+        for future in futures:
+            total.add(future.result())
+    problems = asyncio.run(_verify(target, timed))
+    if problems:
+        raise AssertionError(f"the load run on {target} broke the data: {problems}")
+    return total
+
+
+def _process(target: str, games: list[int], start_at: float, seconds: float, seed: int) -> Stats:
+    """One bot process (run in a child)."""
+    return asyncio.run(_process_async(target, games, start_at, seconds, seed))
+
+
+async def _process_async(
+    target: str, games: list[int], start_at: float, seconds: float, seed: int
+) -> Stats:
+    async with await Storage.open(target, engine=ENGINE, migrate=False) as storage:
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        end = time.perf_counter() + seconds
+        began = time.perf_counter()
+
+        def now() -> int:
+            return T0 + int(time.perf_counter() - began)
+
+        async def mover(mine: list[int], rng: random.Random) -> Stats:
+            stats = Stats()
+            while time.perf_counter() < end:
+                game_id = rng.choice(mine)
+                t = time.perf_counter()
+                game = await storage.games.get(game_id)
+                ply = game.ply_count + 1
+                coordinate = f"m{ply}x"
+                history = [coordinate]
+                try:
+                    await storage.games.append_move(
+                        game_id,
+                        game.to_move_id,
+                        game.ply_count,
+                        NewMove(
+                            notation=coordinate.upper(),
+                            coordinate=coordinate,
+                            position_hash=format(rng.getrandbits(64), "x"),
+                            position_text=_replay(game.variant_id, game.options, history),
+                        ),
+                        now(),
+                    )
+                except (ConflictError, RefusedError):
+                    stats.refused += 1
+                    continue
+                stats.latencies.append(time.perf_counter() - t)
+                stats.moves += 1
+            return stats
+
+        async def timers() -> Stats:
+            stats = Stats()
+            while time.perf_counter() < end:
+                items = await storage.timers.due(now(), limit=200)
+                for item in items:
+                    try:
+                        if item.kind is DueKind.TIMEOUT:
+                            assert item.game_id is not None and item.ply is not None
+                            await storage.games.claim_timeout(item.game_id, item.ply, now())
+                        elif item.kind in (DueKind.TURN_NOTICE, DueKind.REMINDER):
+                            if not await storage.timers.claim_notification(item, now()):
+                                stats.refused += 1
+                                continue
+                        else:
+                            continue
+                    except (ConflictError, RefusedError):
+                        stats.refused += 1
+                        continue
+                    stats.timers += 1
+                if not items:
+                    await asyncio.sleep(0.05)
+            return stats
+
+        rng = random.Random(seed)
+        chunks = [games[k::TASKS_PER_PROCESS] for k in range(TASKS_PER_PROCESS)]
+        results = await asyncio.gather(
+            *(mover(chunk, random.Random(rng.random())) for chunk in chunks if chunk), timers()
+        )
+        total = Stats()
+        for stats in results:
+            total.add(stats)
+        total.seconds = time.perf_counter() - began
+        return total
+
+
+async def _verify(target: str, timed: list[int]) -> list[str]:
+    """After the run: the next timer pass (as a restarted bot would make) handles what is
+    still due; then every move list is whole and every deadline game lost on time once."""
+    problems = []
+    async with await Storage.open(target, engine=ENGINE, migrate=False) as storage:
+        later = T0 + DAY
+        while items := await storage.timers.due(later, limit=500):
+            for item in items:
+                if item.kind is DueKind.TIMEOUT:
+                    assert item.game_id is not None and item.ply is not None
+                    await storage.games.claim_timeout(item.game_id, item.ply, later)
+                elif item.kind in (DueKind.TURN_NOTICE, DueKind.REMINDER):
+                    await storage.timers.claim_notification(item, later)
+        async with storage._db.transaction(write=False) as tx:
+            holes = await tx.scalar(
+                "SELECT count(*) FROM games g WHERE g.ply_count <> "
+                "(SELECT count(*) FROM moves m WHERE m.game_id = g.id)"
+            )
+            if holes:
+                problems.append(f"{holes} games whose move list does not match their ply count")
+            ended = await tx.scalar(
+                "SELECT count(*) FROM games WHERE id BETWEEN ? AND ? AND status = 'finished' "
+                "AND termination = 'timeout' AND ply_count = 0",
+                (min(timed), max(timed)),
+            )
+            if ended != len(timed):
+                problems.append(f"{ended} of {len(timed)} deadline games ended on time")
+    return problems
+
+
+if __name__ == "__main__":
+    for row in run(quick=True):
+        print(f"{row.entry}: {row.value} {row.peer} {row.peer_value} {row.ratio}")
