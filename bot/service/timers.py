@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.service.clock import Clock
+from bot.service.effects import default_owner
 from storage import Storage
 from storage.crashpoints import crashpoint
 from storage.errors import ConflictError, NotFoundError, RefusedError
@@ -20,32 +21,54 @@ from storage.models import DueItem, DueKind, Game
 BATCH = 100
 
 
+DEFAULT_LEASE_SECONDS = 60
+"""How long a claimed timer item is this process's: handling one is a single transaction,
+so a minute is ample; a process that dies delays its items by at most this much."""
+
+
 class TimerService:
+    """Several processes may run timers on one database: each claims due items for a lease
+    (`Timers.claim`), handles them through their guards and releases them; items another
+    process holds are left to it until its lease runs out (it died), then taken over."""
+
     def __init__(
         self,
         storage: Storage,
         clock: Clock,
         *,
         on_game_ended: Callable[[Game], None] | None = None,
+        owner: str | None = None,
+        lease_seconds: int = DEFAULT_LEASE_SECONDS,
     ) -> None:
         self.storage = storage
         self.clock = clock
         self.on_game_ended = on_game_ended
         """A hint for in-process listeners (the tournament loop); never needed for safety."""
+        self.owner = owner or default_owner()
+        self.lease_seconds = lease_seconds
 
     async def next_due_at(self) -> int | None:
-        return await self.storage.timers.next_due_at()
+        """When this process may next claim something (an item of a process that died
+        counts from the end of its lease)."""
+        return await self.storage.timers.next_claimable_at(self.clock.now(), self.owner)
 
     async def run_due(self) -> list[DueItem]:
-        """Handles everything due now, earliest first; returns the items that changed
-        something (stale ones, refused by their guards, are left out)."""
+        """Claims and handles everything due now, earliest first; returns the items that
+        changed something (stale ones, refused by their guards, are left out)."""
         now = self.clock.now()
         handled: list[DueItem] = []
         while True:
-            items = await self.storage.timers.due(now, BATCH)
+            items = await self.storage.timers.claim(
+                now, self.owner, lease_seconds=self.lease_seconds, limit=BATCH
+            )
             if not items:
                 return handled
-            acted = [item for item in items if await self._handle(item, now)]
+            acted = []
+            for item in items:
+                crashpoint("timer.claimed")
+                if await self._handle(item, now):
+                    acted.append(item)
+                await self.storage.timers.release(item, self.owner)
             handled += acted
             if not acted and len(items) < BATCH:
                 return handled

@@ -149,3 +149,29 @@ async def test_a_late_move_settles_the_deadline_before_its_legality(
     clock.advance(DAY)
     with pytest.raises(DeadlinePassedError, match="white wins on time"):
         await service.play(channel_id=THREAD, user=BOB, text="e7e4")
+
+
+async def test_a_dead_process_deadline_is_taken_over_when_its_lease_ends(
+    service: GameService, clock: ManualClock, effects: EffectRunner, announced: Announced
+) -> None:
+    """Two bot processes share the database. A claims the due deadline and dies before
+    handling it; B leaves it alone while A's lease runs, then takes it over: the game is lost
+    on time once, and the ending is posted once."""
+    a = TimerService(service.storage, clock, owner="process-a", lease_seconds=60)
+    b = TimerService(service.storage, clock, owner="process-b", lease_seconds=60)
+    await start_game(service, "chess", days_per_move=1)
+    await service.play(channel_id=THREAD, user=ANN, text="e2e4")
+    await b.run_due()
+    clock.advance(DAY)
+    died = await service.storage.timers.claim(clock.now(), a.owner, lease_seconds=60)
+    assert DueKind.TIMEOUT in [i.kind for i in died]  # ...and process A is gone
+    assert await b.run_due() == []
+    assert await b.next_due_at() == clock.now() + 60
+    clock.advance(59)
+    assert await b.run_due() == []
+    clock.advance(1)
+    assert DueKind.TIMEOUT in [i.kind for i in await b.run_due()]
+    assert await b.run_due() == [] and await a.run_due() == []
+    await effects.run_due()
+    (ended,) = endings(announced)
+    assert ended.view.game.termination is Termination.TIMEOUT

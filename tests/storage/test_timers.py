@@ -3,6 +3,7 @@ whatever restarts happen. Weeks of game time pass in milliseconds with an explic
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,50 @@ async def test_nothing_is_missed_or_handled_twice_across_restarts(db_path: Path)
             assert (game.status, game.termination) == (GameStatus.FINISHED, Termination.TIMEOUT)
         assert (await storage.games.get(second.id)).result is Result.WHITE_WINS  # Black idled
         assert await storage.timers.next_due_at() is None
+
+
+async def test_a_claimed_item_is_one_owners_until_its_lease_runs_out(store: Storage) -> None:
+    """Two processes: A claims what is due (the deadline among it) and dies; B sees nothing
+    to do until A's lease ends, then takes the items over. A release frees an item."""
+    game = await new_game(store, clock=Clock(DAY, 0))
+    deadline = T0 + DAY
+
+    def timeouts(items: list[DueItem]) -> list[int | None]:
+        return [i.game_id for i in items if i.kind is DueKind.TIMEOUT]
+
+    assert timeouts(await store.timers.claim(deadline, "A", lease_seconds=60)) == [game.id]
+    assert await store.timers.claim(deadline + 59, "B", lease_seconds=60) == []
+    assert await store.timers.next_claimable_at(deadline + 1, "B") == deadline + 60
+    assert await store.timers.next_claimable_at(deadline + 1, "A") == deadline + 1
+    taken = await store.timers.claim(deadline + 60, "B", lease_seconds=60)
+    assert timeouts(taken) == [game.id]
+    await store.games.claim_timeout(game.id, 0, deadline + 60)
+    for item in taken:
+        await store.timers.release(item, "B")
+    assert await store.timers.claim(deadline + 61, "A", lease_seconds=60) == []  # game over
+    assert timeouts(await store.timers.due(deadline + 61)) == []
+    async with store._db.transaction(write=False) as tx:
+        left = await tx.scalar("SELECT count(*) FROM timer_claims WHERE owner = 'B'")
+    assert left == 0
+
+
+async def test_processes_claiming_at_once_get_each_item_once(db_target: str) -> None:
+    """Five stores (five pools on PostgreSQL) claim the same 30 due deadlines at the same
+    moment: every item is claimed by exactly one of them."""
+    stores = [await Storage.open(db_target, engine=FAKE_ENGINE) for _ in range(5)]
+    try:
+        for k in range(30):
+            await new_game(stores[0], clock=Clock(DAY, 0), white=3000 + k, black=4000 + k)
+        when = T0 + DAY
+
+        async def claim(i: int) -> list[tuple[DueKind, int | None]]:
+            items = await stores[i].timers.claim(when, f"p{i}", lease_seconds=60, limit=500)
+            return [(item.kind, item.game_id) for item in items if item.kind is DueKind.TIMEOUT]
+
+        results = await asyncio.gather(*(claim(i) for i in range(5)))
+        claimed = [item for result in results for item in result]
+        assert len(claimed) == 30
+        assert len(set(claimed)) == 30
+    finally:
+        for storage in stores:
+            await storage.close()
