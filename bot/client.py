@@ -19,9 +19,11 @@ from bot.service import Clock, GameService, SystemClock, consequences
 from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.pictures import Pictures, RendererPictures
+from bot.service.timers import DEFAULT_LEASE_SECONDS as TIMER_LEASE_SECONDS
 from bot.service.timers import TimerService
 from storage import Storage
 from storage.db import parse_target
+from storage.effects import DEFAULT_LEASE_SECONDS as EFFECT_LEASE_SECONDS
 from storage.instance import InstanceLock
 
 log = logging.getLogger("fairypost.client")
@@ -59,6 +61,7 @@ class FairyPost(commands.AutoShardedBot):
         dev_guild: int | None = None,
         clock: Clock | None = None,
         pictures: Pictures | None = None,
+        lease_seconds: int | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -72,6 +75,9 @@ class FairyPost(commands.AutoShardedBot):
         self.dev_guild = dev_guild
         self.clock = clock or SystemClock()
         self._pictures = pictures
+        self._lease_seconds = lease_seconds
+        """How long a timer or effect claimed by this process stays its own (None: the
+        defaults); what another process waits before taking over the claims of a dead one."""
         self._storage: Storage | None = None
         self._service: GameService | None = None
         self._timers: DueLoop | None = None
@@ -111,7 +117,9 @@ class FairyPost(commands.AutoShardedBot):
         registry = EffectRegistry(self._storage)
         consequences.install(registry, self._service)
         announce.install(registry, self, self._service, board_view)
-        runner = EffectRunner(registry, self.clock)
+        runner = EffectRunner(
+            registry, self.clock, lease_seconds=self._lease_seconds or EFFECT_LEASE_SECONDS
+        )
         self.effect_runner = runner
         exclusive = self._lock is not None and self._lock.held
 
@@ -122,7 +130,12 @@ class FairyPost(commands.AutoShardedBot):
         self._effects = DueLoop(
             "effects", runner.run_due, runner.next_due_at, self.clock, before_first_pass=resume
         )
-        timers = TimerService(self._storage, self.clock, on_game_ended=self._service.game_ended)
+        timers = TimerService(
+            self._storage,
+            self.clock,
+            on_game_ended=self._service.game_ended,
+            lease_seconds=self._lease_seconds or TIMER_LEASE_SECONDS,
+        )
         effects = self._effects
 
         async def timer_pass() -> int:

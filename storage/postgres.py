@@ -13,6 +13,7 @@ when a `postgresql://` database is opened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -165,7 +166,13 @@ class PostgresDatabase(Database):
                         await self.before_commit(tx)
                         await transaction.commit()
                     else:
-                        await asyncio.shield(self._rollback(transaction))
+                        # Roll back before the connection goes back to the pool, even when
+                        # the task is cancelled again meanwhile (a stopping bot cancels its
+                        # loops mid-transaction).
+                        rollback = asyncio.ensure_future(self._rollback(transaction))
+                        while not rollback.done():
+                            with contextlib.suppress(asyncio.CancelledError):
+                                await asyncio.shield(rollback)
                     raise
                 await self.before_commit(tx)
                 await transaction.commit()

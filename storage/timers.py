@@ -184,6 +184,9 @@ class Timers:
             NotificationKind.TURN if item.kind is DueKind.TURN_NOTICE else NotificationKind.REMINDER
         )
         async with self._db.transaction() as tx:
+            # The game row first, as every write to a game takes it (a move locks the game,
+            # then replaces its notifications): the other order could deadlock on PostgreSQL.
+            await tx.one(f"SELECT id FROM games WHERE id = ?{tx.for_update}", (item.game_id,))
             changed = await tx.run(
                 "UPDATE notifications SET sent_at = ? "
                 "WHERE game_id = ? AND ply = ? AND kind = ? AND offset_seconds = ? "

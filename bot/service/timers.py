@@ -65,7 +65,7 @@ class TimerService:
                 return handled
             acted = []
             for item in items:
-                crashpoint("timer.claimed")
+                crashpoint(f"timer.claimed:{item.kind.value}")
                 if await self._handle(item, now):
                     acted.append(item)
                 await self.storage.timers.release(item, self.owner)
