@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from benchmarks.common import Row, optional_import
 
-MODULES = ("rules", "pipeline", "storage", "load", "render", "search", "match")
+MODULES = ("rules", "pipeline", "storage", "load", "render", "search", "match", "variants")
 COLUMNS = ("section", "entry", "Fairy Post", "peer", "peer value", "ratio", "goal")
 
 

@@ -11,7 +11,7 @@ import logging
 import secrets
 
 from bot.service.errors import ServiceError
-from rules.errors import AmbiguousMoveError, GameOverError, MoveError, RulesError
+from rules.errors import AmbiguousMoveError, GameOverError, MoveError, RulesError, VariantError
 from storage.errors import (
     ChallengeExpiredError,
     ChallengeNotFoundError,
@@ -50,6 +50,8 @@ def refusal(exc: BaseException) -> str | None:
         return f"{shown}{_sentence(exc.reason)}"
     if isinstance(exc, GameOverError):
         return _sentence(str(exc))
+    if isinstance(exc, VariantError):
+        return str(exc)  # it starts with the file's name, which keeps its case
     if isinstance(exc, RulesError):
         return _sentence(str(exc))
     if isinstance(exc, ChallengeExpiredError):

@@ -44,7 +44,12 @@ MAX_TABLE_ENTRIES = 1_500_000
 """Move-table entries of the whole variant: a piece's patterns from one square on an open
 board, summed over piece types, both colours and every square. Bigorra, the largest
 built-in, needs 903,168."""
-MAX_SANITY_WORK = 250_000
+MAX_SPECIAL_ENTRIES = 300_000
+"""The part of `MAX_TABLE_ENTRIES` that belongs to special attackers (bent riders, path
+riders, lame and first-move leapers, once-per-game moves): their tables are built on every
+square as soon as a King's safety is tested against them, at a few microseconds an entry.
+Bigorra's four bent riders need 191,488."""
+MAX_SANITY_WORK = 150_000
 """Moves generated and made during the sanity run (perft 2 and four random games of 160
 plies, every move read back from its notation). Bigorra needs 98,214, chess 14,875."""
 
@@ -161,3 +166,14 @@ def table_entries(
     type, both colours, every one of `size` squares."""
     per_square = sum(entries_per_square(comps) + entries_per_square(once) for comps, once in pieces)
     return 2 * size * per_square
+
+
+def special_attacker(components: Iterable[Component], once: Iterable[Component]) -> bool:
+    """Whether a piece attacks in a way the reverse probes cannot see (anything but plain
+    leaps, rides and hops): the rules engine then tests its attacks square by square."""
+    if any(True for _ in once):
+        return True
+    return any(
+        c.capture and (c.initial or c.kind not in (Kind.LEAP, Kind.RIDE, Kind.HOP))
+        for c in components
+    )

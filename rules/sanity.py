@@ -33,7 +33,8 @@ class _OverBudget(Exception):
 
 
 class _CountingPosition(Position):
-    """A position that counts its work: every move generated and every move made."""
+    """A position that counts its work: every move generated, every move made, every check
+    test (weighted by the special attackers it must look at)."""
 
     __slots__ = ("budget", "work")
     budget: int
@@ -52,6 +53,11 @@ class _CountingPosition(Position):
     def push_code(self, c: int, keep_key: bool = True) -> None:
         self.count(1)
         super().push_code(c, keep_key)
+
+    def attacked(self, target: int, by: int) -> bool:
+        # A check test costs more with every bent, path or conditional attacker on the board.
+        self.count(1 + sum(len(self.pieces[c]) for c in self.t.special_codes[by]))
+        return super().attacked(target, by)
 
 
 @dataclass(frozen=True, slots=True)

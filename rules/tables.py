@@ -14,6 +14,7 @@ from functools import cache, lru_cache
 
 from rules.betza import Component, Kind, Vector, lame_intermediates
 from rules.geometry import Geometry
+from rules.limits import special_attacker
 from rules.movement import oriented
 from rules.variant import Variant, load_variant
 
@@ -384,13 +385,13 @@ def tables_for(variant_id: str, options: frozenset[str] = frozenset()) -> Tables
 
 def tables_of(variant: Variant) -> Tables:
     """The tables of any variant: a built-in one once per process, a player's definition
-    once per loaded definition (the 32 most recently used are kept)."""
+    once per loaded definition (the 16 most recently used are kept)."""
     if not variant.digest:
         return tables_for(variant.id, variant.options)
     return _definition_tables(variant)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=16)
 def _definition_tables(variant: Variant) -> Tables:
     return build_tables(variant)
 
@@ -493,12 +494,9 @@ def build_tables(variant: Variant) -> Tables:
         specials: list[int] = []
         for i, p in enumerate(pieces, start=1):
             code = i << 1 | by
-            is_special = bool(p.once_per_game)
+            is_special = special_attacker(p.components, p.once_per_game)
             for c in p.components:
-                if not c.capture:
-                    continue
-                if not _is_reverse_probe(c):
-                    is_special = True
+                if not c.capture or not _is_reverse_probe(c):
                     continue
                 for v in c.vectors:
                     dx, dy = oriented(v, by)

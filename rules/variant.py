@@ -740,6 +740,23 @@ def _checked_cost(variant: Variant, source: str) -> Variant:
             f"{limits.MAX_TABLE_ENTRIES:,} (Bigorra, the largest built-in game, needs 903,168). "
             f"The heaviest piece is {heaviest.id}: give it fewer or shorter moves",
         )
+    special = limits.table_entries(
+        (
+            (p.components, p.once_per_game)
+            for p in variant.pieces
+            if limits.special_attacker(p.components, p.once_per_game)
+        ),
+        variant.geometry.size,
+    )
+    if special > limits.MAX_SPECIAL_ENTRIES:
+        raise VariantError(
+            source,
+            "pieces",
+            f"the bent, path-riding and lame pieces' move tables would hold {special:,} "
+            f"entries; the bound is {limits.MAX_SPECIAL_ENTRIES:,} (Bigorra's four bent riders "
+            "need 191,488): their attacks are tested square by square, so use fewer of them "
+            "or shorter paths",
+        )
     return variant
 
 

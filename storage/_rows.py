@@ -186,6 +186,7 @@ def challenge(row: Row) -> Challenge:
         resolved_at=row["resolved_at"],
         resolved_by=row["resolved_by"],
         game_id=row["game_id"],
+        definition_digest=row["definition_digest"],
     )
 
 
@@ -220,6 +221,7 @@ def game(row: Row) -> Game:
         ended_at=row["ended_at"],
         revision=row["revision"],
         decided_by=row["decided_by"],
+        definition_digest=row["definition_digest"],
     )
 
 

@@ -37,6 +37,14 @@ async def fetch_game(tx: Tx, game_id: int) -> Game:
     return _rows.game(row)
 
 
+async def definition_of(tx: Tx, digest: str | None) -> str | None:
+    """The text of a pinned variant definition (None for a built-in variant's game)."""
+    if digest is None:
+        return None
+    row = await tx.one("SELECT content FROM variant_definitions WHERE digest = ?", (digest,))
+    return None if row is None else str(row[0])
+
+
 async def fetch_active_game(
     tx: Tx, game_id: int, expected_ply: int | None, *, now: int | None = None
 ) -> Game:

@@ -56,7 +56,8 @@ class Challenges:
             challenge_id = await tx.insert(
                 "INSERT INTO challenges (guild_id, channel_id, challenger_id, opponent_id, "
                 "variant_id, options, color, move_seconds, bank_cap_seconds, rated, "
-                "created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, expires_at, definition_digest) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     new.guild_id,
                     new.channel_id,
@@ -70,6 +71,7 @@ class Challenges:
                     int(new.rated),
                     now,
                     now + new.ttl_seconds,
+                    new.definition_digest,
                 ),
             )
             return await self._fetch(tx, challenge_id)
@@ -124,6 +126,7 @@ class Challenges:
                     clock=challenge.clock,
                     message_id=challenge.message_id,
                     challenge_id=challenge.id,
+                    definition_digest=challenge.definition_digest,
                 )
                 version = self._engine.version if self._engine else UNKNOWN_ENGINE_VERSION
                 game_id = await insert_game(tx, new, now, version)

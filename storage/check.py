@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from storage.engine import Engine
+from storage.engine import Engine, replay_game
 from storage.store import Storage
 
 
@@ -67,9 +67,10 @@ async def check_database(
                 )
             )
             continue
+        definition = await storage.variants.definition(game.definition_digest)
         try:
             text = await asyncio.to_thread(
-                engine.replay, game.variant_id, game.options, [m.coordinate for m in moves]
+                replay_game, engine, game, [m.coordinate for m in moves], definition
             )
         except ValueError as exc:
             problems.append(GameProblem(game_id, f"does not replay: {exc}"))

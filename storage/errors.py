@@ -207,6 +207,19 @@ class ConcurrentUpdateError(ConflictError):
         super().__init__("someone else changed the same thing at the same moment; try again")
 
 
+class VariantChangedError(ConflictError):
+    """A guild's variant was defined again or deleted after the caller read it."""
+
+    def __init__(self, variant_id: str, expected_version: int, actual_version: int) -> None:
+        self.variant_id = variant_id
+        self.expected_version = expected_version
+        self.actual_version = actual_version
+        super().__init__(
+            f"the variant {variant_id!r} changed meanwhile (version {actual_version}, "
+            f"not {expected_version}); look at it again and retry"
+        )
+
+
 class RatingChangedError(ConflictError):
     """A rating changed after the caller read it; recompute from fresh ratings."""
 

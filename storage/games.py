@@ -14,7 +14,7 @@ import logging
 from storage import _rows, _shared
 from storage.clock import bank_after_move
 from storage.db import Database, Tx
-from storage.engine import UNKNOWN_ENGINE_VERSION, Engine
+from storage.engine import UNKNOWN_ENGINE_VERSION, Engine, replay_game
 from storage.errors import (
     AbortNotAllowedError,
     DeadlineNotReachedError,
@@ -58,8 +58,8 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
     game_id = await tx.insert(
         "INSERT INTO games (challenge_id, guild_id, channel_id, thread_id, message_id, "
         "variant_id, options, white_id, black_id, rated, turn, ply_count, position_text, "
-        "engine_version, move_seconds, bank_cap_seconds, created_at, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'white', 0, ?, ?, ?, ?, ?, ?)",
+        "engine_version, move_seconds, bank_cap_seconds, created_at, updated_at, "
+        "definition_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'white', 0, ?, ?, ?, ?, ?, ?, ?)",
         (
             new.challenge_id,
             new.guild_id,
@@ -77,6 +77,7 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
             new.clock.bank_cap_seconds,
             now,
             now,
+            new.definition_digest,
         ),
     )
     deadline, paused = await _shared.start_turn(
@@ -435,13 +436,12 @@ class Games:
                 rows = await tx.all(
                     "SELECT coordinate FROM moves WHERE game_id = ? ORDER BY ply", (game.id,)
                 )
+                definition = await _shared.definition_of(tx, game.definition_digest)
             if game.engine_version == engine.version:
                 return game
             coordinates = [str(row[0]) for row in rows]
             try:
-                text = await asyncio.to_thread(
-                    engine.replay, game.variant_id, game.options, coordinates
-                )
+                text = await asyncio.to_thread(replay_game, engine, game, coordinates, definition)
             except ValueError as exc:
                 if game.status is GameStatus.ACTIVE:
                     raise GameReplayError(game.id, engine.version, str(exc)) from exc

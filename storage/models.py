@@ -206,6 +206,8 @@ class NewChallenge:
     clock: Clock = Clock()
     rated: bool = True
     ttl_seconds: int = DAY
+    definition_digest: str | None = None
+    """A guild's variant: the definition the challenge offers (`variant_id` is its key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +229,8 @@ class Challenge:
     resolved_at: int | None
     resolved_by: int | None
     game_id: int | None
+    definition_digest: str | None = None
+    """A guild's variant: the definition the challenge offers, pinned by its game."""
 
     @property
     def is_open(self) -> bool:
@@ -252,6 +256,7 @@ class NewGame:
     thread_id: int | None = None
     message_id: int | None = None
     challenge_id: int | None = None
+    definition_digest: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +296,9 @@ class Game:
     """Raised by every move and takeback: equal revisions mean the same move list."""
     decided_by: int | None = None
     """The moderator who cancelled or adjudicated the game; None for every other end."""
+    definition_digest: str | None = None
+    """A guild's variant: the SHA-256 of the definition the game started with and keeps
+    (`GuildVariants.definition` gives its text); None for a built-in variant."""
 
     @property
     def is_active(self) -> bool:
@@ -619,3 +627,39 @@ class Effect:
     created_at: int
     updated_at: int
     done_at: int | None
+
+
+# --- players' own variants ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GuildVariant:
+    """A variant a guild's player defined: its current version (or its last one, if
+    deleted). `author_id` is whoever defined it first (or again after a deletion); the text
+    is `GuildVariants.definition(digest)`."""
+
+    guild_id: int
+    variant_id: str
+    version: int
+    digest: str
+    name: str
+    author_id: int
+    created_at: int
+    updated_at: int
+    deleted_at: int | None
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class VariantVersion:
+    """One version of a guild's variant, as it was defined."""
+
+    guild_id: int
+    variant_id: str
+    version: int
+    digest: str
+    author_id: int
+    created_at: int

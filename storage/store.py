@@ -21,6 +21,7 @@ from storage.sqlite import SqliteDatabase
 from storage.timers import Timers
 from storage.tournaments import Tournaments
 from storage.vacations import Vacations
+from storage.variants import GuildVariants
 
 
 class Storage:
@@ -45,6 +46,7 @@ class Storage:
         self.vacations = Vacations(db)
         self.tournaments = Tournaments(db, engine)
         self.effects = Effects(db)
+        self.variants = GuildVariants(db)
 
     @classmethod
     async def open(

@@ -49,6 +49,8 @@ class NewTournament:
     round_seconds: int | None = None
     bye_points: str = "1"
     initial_colour: str = "white"
+    definition_digest: str | None = None
+    """A guild's variant: the definition every game of the tournament pins."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,8 @@ class Tournament:
     created_at: int
     started_at: int | None
     ended_at: int | None
+    definition_digest: str | None = None
+    """A guild's variant: the definition every game of the tournament pins."""
 
     @property
     def swiss(self) -> bool:
@@ -163,6 +167,7 @@ def _tournament(row: Row) -> Tournament:
         created_at=row["created_at"],
         started_at=row["started_at"],
         ended_at=row["ended_at"],
+        definition_digest=row["definition_digest"],
     )
 
 
@@ -203,8 +208,8 @@ class Tournaments:
                 "INSERT INTO tournaments (guild_id, channel_id, name, variant_id, options, "
                 "format, cycles, rounds, all_at_once, move_seconds, bank_cap_seconds, rated, "
                 "max_players, starts_at, round_seconds, bye_points, initial_colour, "
-                "created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?, ?)",
+                "created_by, created_at, definition_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     new.guild_id,
                     new.channel_id,
@@ -225,6 +230,7 @@ class Tournaments:
                     new.initial_colour,
                     new.created_by,
                     now,
+                    new.definition_digest,
                 ),
             )
             return await self._fetch(tx, tournament_id)

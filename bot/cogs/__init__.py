@@ -22,4 +22,5 @@ EXTENSIONS = (
     "bot.cogs.server_config",
     "bot.cogs.moderation",
     "bot.cogs.help",
+    "bot.cogs.variants",
 )

@@ -11,7 +11,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
-from bot.service.catalogue import variant_suggestions
 from bot.ui.embeds import challenge_embed
 from bot.ui.format import mention
 
@@ -131,9 +130,8 @@ class Challenges(commands.Cog):
     async def variant_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        return [
-            app_commands.Choice(name=s.name, value=s.value) for s in variant_suggestions(current)
-        ]
+        found = await self.bot.service.variants.suggestions(interaction.guild_id, current)
+        return [app_commands.Choice(name=s.name, value=s.value) for s in found]
 
 
 async def answer_challenge(

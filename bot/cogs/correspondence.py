@@ -9,7 +9,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import Fairy, fairy, install
-from bot.service.catalogue import find_variant, variant_suggestions
 from bot.service.errors import BadRequestError
 from bot.service.glicko2 import PROVISIONAL_DEVIATION
 from bot.ui.embeds import GREEN
@@ -118,16 +117,17 @@ class Correspondence(commands.Cog):
     ) -> None:
         who = user or interaction.user
         storage = self.bot.service.storage
+        variants = self.bot.service.variants
         ratings = await storage.ratings.for_player(who.id)
         if variant:
-            vid = find_variant(variant).id
-            ratings = [r for r in ratings if r.variant_id == vid]
+            key = (await variants.resolve(interaction.guild_id, variant)).key
+            ratings = [r for r in ratings if r.variant_id == key]
         embed = discord.Embed(title=f"Ratings of {who.display_name}", colour=GREEN)
         if not ratings:
             embed.description = "No rated game yet."
         for r in ratings[:25]:
             mark = " (provisional)" if r.deviation > PROVISIONAL_DEVIATION else ""
-            name = find_variant(r.variant_id).name
+            name = await variants.name_of_key(r.variant_id)
             embed.add_field(
                 name=name,
                 value=(
@@ -138,7 +138,7 @@ class Correspondence(commands.Cog):
         history = await storage.ratings.history(who.id, limit=5)
         if history:
             lines = [
-                f"{find_variant(h.variant_id).name}: {h.rating_before:.0f} → "
+                f"{await variants.name_of_key(h.variant_id)}: {h.rating_before:.0f} → "
                 f"{h.rating_after:.0f} ({h.delta:+.0f}) vs <@{h.opponent_id}>"
                 for h in history
             ]
@@ -148,8 +148,9 @@ class Correspondence(commands.Cog):
     @app_commands.command(name="leaderboard", description="The top 20 players of a variant")
     @app_commands.describe(variant="The variant")
     async def leaderboard(self, interaction: discord.Interaction[Any], variant: str) -> None:
-        v = find_variant(variant)
-        entries = await self.bot.service.storage.ratings.leaderboard(v.id, 20)
+        found = await self.bot.service.variants.resolve(interaction.guild_id, variant)
+        v = found.variant
+        entries = await self.bot.service.storage.ratings.leaderboard(found.key, 20)
         embed = discord.Embed(title=f"{v.name} leaderboard", colour=GREEN)
         if not entries:
             embed.description = "No rated game has been played yet."
@@ -170,9 +171,8 @@ class Correspondence(commands.Cog):
     async def variant_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        return [
-            app_commands.Choice(name=s.name, value=s.value) for s in variant_suggestions(current)
-        ]
+        found = await self.bot.service.variants.suggestions(interaction.guild_id, current)
+        return [app_commands.Choice(name=s.name, value=s.value) for s in found]
 
 
 async def setup(bot: commands.Bot) -> None:

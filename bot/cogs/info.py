@@ -10,14 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import Fairy, animation_file, fairy, install, picture_file
-from bot.service.catalogue import (
-    all_variants,
-    piece_info,
-    piece_suggestions,
-    rules_view,
-    variant_suggestions,
-)
-from bot.ui.embeds import GREEN, IMAGE, games_embed, rules_embed, variants_embed
+from bot.ui.embeds import games_embed, piece_embed, rules_embed, variants_embed
 
 
 class Info(commands.Cog):
@@ -70,19 +63,19 @@ class Info(commands.Cog):
             ephemeral=True,
         )
 
-    @app_commands.command(name="variants", description="Every variant you can play")
+    @app_commands.command(name="variants", description="Every variant you can play here")
     async def variants(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.response.send_message(
-            embed=variants_embed(list(all_variants())), ephemeral=True
-        )
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        infos = await self.bot.service.variants.catalogue(interaction.guild_id)
+        await interaction.followup.send(embed=variants_embed(infos), ephemeral=True)
 
     @app_commands.command(
         name="rules", description="Rules, pieces and starting position of a variant"
     )
     @app_commands.describe(variant="The variant")
     async def rules(self, interaction: discord.Interaction[Any], variant: str) -> None:
-        view = rules_view(variant)
         await interaction.response.defer(thinking=True, ephemeral=True)
+        view = await self.bot.service.variants.rules_view(interaction.guild_id, variant)
         picture = await self.bot.service.render(view.scene)
         await interaction.followup.send(
             embed=rules_embed(view), file=picture_file(picture), ephemeral=True
@@ -91,36 +84,31 @@ class Info(commands.Cog):
     @app_commands.command(name="piece", description="How a piece moves, on a diagram")
     @app_commands.describe(variant="The variant", piece="The piece (letters or name)")
     async def piece(self, interaction: discord.Interaction[Any], variant: str, piece: str) -> None:
-        v, info = piece_info(variant, piece)
         await interaction.response.defer(thinking=True, ephemeral=True)
-        picture = await self.bot.service.render_piece(v.id, tuple(sorted(v.options)), info.id)
-        embed = discord.Embed(
-            title=f"{info.name} ({info.letters}) in {v.name}",
-            description=info.movement,
-            colour=GREEN,
+        service = self.bot.service
+        v, info = await service.variants.piece_info(interaction.guild_id, variant, piece)
+        picture = await service.render_piece(v, info.id)
+        await interaction.followup.send(
+            embed=piece_embed(info, v.name), file=picture_file(picture), ephemeral=True
         )
-        embed.set_image(url=IMAGE)
-        embed.set_footer(text="Dots: moves. Rings: captures. Both: moves or captures.")
-        await interaction.followup.send(embed=embed, file=picture_file(picture), ephemeral=True)
 
     @rules.autocomplete("variant")
     @piece.autocomplete("variant")
     async def variant_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        return [
-            app_commands.Choice(name=s.name, value=s.value) for s in variant_suggestions(current)
-        ]
+        found = await self.bot.service.variants.suggestions(interaction.guild_id, current)
+        return [app_commands.Choice(name=s.name, value=s.value) for s in found]
 
     @piece.autocomplete("piece")
     async def piece_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
         variant = getattr(interaction.namespace, "variant", "") or ""
-        return [
-            app_commands.Choice(name=s.name, value=s.value)
-            for s in piece_suggestions(variant, current)
-        ]
+        found = await self.bot.service.variants.piece_suggestions(
+            interaction.guild_id, variant, current
+        )
+        return [app_commands.Choice(name=s.name, value=s.value) for s in found]
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -1,4 +1,6 @@
-"""The variant catalogue as players browse it: lists, rules summaries, piece lookups."""
+"""The built-in catalogue as players browse it, and what any variant shows: rules summaries,
+piece lookups. A server's own variants join the built-in ones in `bot.service.variants`,
+the one place that resolves what a player names."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from rules.variant import (
     resolve_variant_id,
     variant_ids,
 )
+from storage.models import GuildVariant
 
 
 @cache
@@ -26,6 +29,7 @@ def all_variants() -> tuple[VariantInfo, ...]:
 
 
 def find_variant(text: str) -> Variant:
+    """A built-in variant by id or name (options after `+`)."""
     try:
         variant_id, options = resolve_variant_id(text)
         return load_variant(variant_id, options)
@@ -59,11 +63,7 @@ def find_piece(variant: Variant, text: str) -> PieceType:
     raise BadRequestError(f"{variant.name} has no piece {text!r}. Its pieces: {names}.")
 
 
-def piece_suggestions(variant_text: str, typed: str, limit: int = 25) -> list[Suggestion]:
-    try:
-        variant = find_variant(variant_text)
-    except BadRequestError:
-        return []
+def piece_suggestions(variant: Variant, typed: str, limit: int = 25) -> list[Suggestion]:
     low = typed.strip().lower()
     out = []
     for p in variant.pieces:
@@ -73,15 +73,13 @@ def piece_suggestions(variant_text: str, typed: str, limit: int = 25) -> list[Su
     return out[:limit]
 
 
-def rules_view(text: str) -> RulesView:
-    v = find_variant(text)
+def rules_view(v: Variant, own: GuildVariant | None = None) -> RulesView:
+    """The rules summary, pieces and start position of a variant (a server's with `own`)."""
     return RulesView(
-        variant_info(v), piece_infos(v), rules_summary(v), Scene(RulesGame(v).position, 0)
+        variant_info(v, own), piece_infos(v), rules_summary(v), Scene(RulesGame(v).position, 0)
     )
 
 
-def piece_info(variant_text: str, piece_text: str) -> tuple[Variant, PieceInfo]:
-    v = find_variant(variant_text)
+def piece_info(v: Variant, piece_text: str) -> PieceInfo:
     p = find_piece(v, piece_text)
-    info = next(i for i in piece_infos(v) if i.id == p.id)
-    return v, info
+    return next(i for i in piece_infos(v) if i.id == p.id)

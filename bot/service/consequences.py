@@ -200,7 +200,7 @@ async def notice(service: GameService, run: EffectRun) -> Notice | None:
         log.info("effect %d: the turn it announced is over; not sent", effect.id)
         return None
     player = await service.storage.players.find(user_id)
-    variant = service.resolve_variant(game.variant_id, ",".join(game.options))
+    variant = await service.variants.for_game(game)
     left = game.deadline_at - run.now if game.deadline_at is not None else None
     return Notice(
         game=game,

@@ -13,9 +13,9 @@ from rules.game import LegalMove
 from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
 from rules.summary import describe_movement
-from rules.variant import Variant, load_variant
+from rules.variant import Variant
 from storage.engine import Engine
-from storage.models import Outcome, Result, Termination
+from storage.models import GuildVariant, Outcome, Result, Termination
 
 STORAGE_ENGINE = Engine(version=rules.ENGINE_VERSION, replay=rules.replay_to_text)
 """How storage replays games to check the positions it caches."""
@@ -39,7 +39,8 @@ def storage_outcome(outcome: RulesOutcome) -> Outcome:
     return Outcome(result, termination, outcome.result_text)
 
 
-def variant_info(variant: Variant) -> VariantInfo:
+def variant_info(variant: Variant, own: GuildVariant | None = None) -> VariantInfo:
+    """Facts about a variant for lists and embeds; `own`: the server's record of it."""
     return VariantInfo(
         id=variant.id,
         name=variant.name,
@@ -49,6 +50,9 @@ def variant_info(variant: Variant) -> VariantInfo:
         status=variant.status,
         inventor=variant.inventor,
         options=tuple((o.name, o.description) for o in variant.option_defs),
+        own=bool(variant.digest),
+        version=own.version if own else 0,
+        author_id=own.author_id if own else None,
     )
 
 
@@ -107,12 +111,8 @@ class GameCache:
             del self._moves[key]
 
 
-def replay(variant_id: str, options: Sequence[str], coordinates: Sequence[str]) -> RulesGame:
-    return RulesGame.replay(variant_id, options, coordinates)
-
-
-def load(variant_id: str, options: Sequence[str] = ()) -> Variant:
-    return load_variant(variant_id, options)
+def replay(variant: Variant, coordinates: Sequence[str]) -> RulesGame:
+    return RulesGame.replay_variant(variant, coordinates)
 
 
 _SEPARATORS = re.compile(r"[\s\-x:·]+")

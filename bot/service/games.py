@@ -18,7 +18,6 @@ from bot.service.clock import Clock
 from bot.service.describe import MAX_DESCRIPTION, describe_scene
 from bot.service.engine import (
     GameCache,
-    load,
     replay,
     storage_outcome,
     suggest,
@@ -48,7 +47,8 @@ from bot.service.models import (
 )
 from bot.service.pictures import Pictures
 from bot.service.ratings import RatingService
-from rules.errors import RulesError, UnknownVariantError
+from bot.service.variants import VariantService
+from rules.errors import RulesError
 from rules.game import Game as RulesGame
 from rules.game import LegalMove
 from rules.outcome import Outcome as RulesOutcome
@@ -56,7 +56,7 @@ from rules.outcome import Termination as RulesTermination
 from rules.pgn import format_pgn, has_pgn
 from rules.record import format_record, ply_label
 from rules.summary import describe_movement
-from rules.variant import Variant, load_variant, normalize_name, resolve_variant_id
+from rules.variant import Variant
 from storage import Storage
 from storage.crashpoints import crashpoint
 from storage.errors import (
@@ -98,6 +98,7 @@ class GameService:
         self.clock = clock
         self.pictures = pictures
         self.ratings = ratings or RatingService(storage, clock)
+        self.variants = VariantService(storage, clock)
         self.cache = GameCache(cache_size)
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.end_listeners: list[Callable[[Game], None]] = []
@@ -113,19 +114,6 @@ class GameService:
         if player is not None and player.display_name:
             return player.display_name
         return f"player {user_id}"
-
-    # ------------------------------------------------------------------ variants
-
-    @staticmethod
-    def resolve_variant(text: str, options_text: str = "") -> Variant:
-        """The variant a player named (id, name, `id+option`), with options; refusals say
-        what exists."""
-        try:
-            variant_id, options = resolve_variant_id(text)
-            extra = [normalize_name(o) for o in options_text.replace("+", ",").split(",")]
-            return load(variant_id, sorted({*options, *(o for o in extra if o)}))
-        except UnknownVariantError as exc:
-            raise BadRequestError(f"{exc}. Try /variants for the list.") from None
 
     # ------------------------------------------------------------------ challenges
 
@@ -153,7 +141,8 @@ class GameService:
             raise BadRequestError(
                 f"{opponent.name} is a bot and cannot play. Challenge a person, or anyone."
             )
-        v = self.resolve_variant(variant, options)
+        resolved = await self.variants.resolve(guild_id, variant, options)
+        v = resolved.variant
         try:
             color_choice = ColorChoice(color.lower())
         except ValueError:
@@ -181,18 +170,19 @@ class GameService:
                 channel_id=channel_id,
                 challenger_id=challenger.id,
                 opponent_id=opponent.id if opponent else None,
-                variant_id=v.id,
+                variant_id=resolved.key,
                 options=tuple(sorted(v.options)),
                 color=color_choice,
                 clock=clock,
                 rated=rated,
                 ttl_seconds=settings.challenge_ttl_seconds,
+                definition_digest=resolved.digest,
             ),
             now,
         )
         scene = Scene(RulesGame(v).position, 0)
         return ChallengeView(
-            challenge, variant_info(v), challenger.name, opponent.name if opponent else None, scene
+            challenge, resolved.info, challenger.name, opponent.name if opponent else None, scene
         )
 
     @staticmethod
@@ -215,7 +205,7 @@ class GameService:
 
     async def challenge_view(self, challenge_id: int) -> ChallengeView:
         c = await self.storage.challenges.get(challenge_id)
-        v = load(c.variant_id, c.options)
+        v = await self.variants.for_challenge(c)
         opponent = await self.name_of(c.opponent_id) if c.opponent_id else None
         return ChallengeView(
             c, variant_info(v), await self.name_of(c.challenger_id), opponent, None
@@ -227,7 +217,7 @@ class GameService:
             raise BadRequestError("Bots cannot play.")
         await self.seen(user)
         c = await self.storage.challenges.get(challenge_id)
-        v = load(c.variant_id, c.options)
+        v = await self.variants.for_challenge(c)
         start = RulesGame(v)
         _, game = await self.storage.challenges.accept(
             challenge_id, user.id, self.clock.now(), start_position=start.position_text
@@ -276,9 +266,8 @@ class GameService:
         if current.revision != game.revision:
             # Someone (another process) acted between our two reads.
             raise GameMovedOnError(game.id, game.ply_count, current.ply_count)
-        rebuilt = await asyncio.to_thread(
-            replay, game.variant_id, game.options, [m.coordinate for m in moves]
-        )
+        variant = await self.variants.for_game(current)
+        rebuilt = await asyncio.to_thread(replay, variant, [m.coordinate for m in moves])
         self.cache.put(game.id, rebuilt, game.revision)
         return rebuilt
 
@@ -549,7 +538,8 @@ class GameService:
         async with self._locks[game.id]:
             moves = await self.storage.games.moves(game.id)
             keep = [m.coordinate for m in moves[: max(0, len(moves) - request.plies)]]
-            rebuilt = await asyncio.to_thread(replay, game.variant_id, game.options, keep)
+            variant = await self.variants.for_game(game)
+            rebuilt = await asyncio.to_thread(replay, variant, keep)
             self.cache.drop(game.id)
             updated = await self.storage.takebacks.accept(
                 request_id, user.id, rebuilt.position_text, self.clock.now()
@@ -596,7 +586,7 @@ class GameService:
             out.append(
                 GameSummary(
                     g,
-                    load(g.variant_id, g.options).name,
+                    (await self.variants.for_game(g)).name,
                     opponent,
                     await self.name_of(opponent),
                     g.is_active and g.to_move_id == user_id,
@@ -677,26 +667,25 @@ class GameService:
             return None
         moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
         white, black = await self.name_of(game.white_id), await self.name_of(game.black_id)
-        title = f"{load(game.variant_id, game.options).name}: {white} vs {black}"
+        variant = await self.variants.for_game(game)
+        title = f"{variant.name}: {white} vs {black}"
         result = None if game.is_active else self._ending(game)
         pictures = self.pictures
 
         def draw() -> Animation:
             # A game of its own: the cached one may move on while this thread draws.
-            rules_game = replay(game.variant_id, game.options, moves)
+            rules_game = replay(variant, moves)
             return pictures.replay(rules_game, result=result, title=title)
 
         return await asyncio.to_thread(draw)
 
-    async def render_piece(
-        self, variant_id: str, options: tuple[str, ...], piece_id: str
-    ) -> Picture:
-        """The piece diagram (for /piece), drawn in a worker thread."""
+    async def render_piece(self, variant: Variant, piece_id: str) -> Picture:
+        """The piece diagram (for /piece, /variant define), drawn in a worker thread."""
         if self.pictures is None:
             raise BadRequestError("Pictures are not available.")
-        picture = await asyncio.to_thread(self.pictures.piece, variant_id, options, piece_id)
-        piece = load_variant(variant_id, options).piece(piece_id)
-        text = f"How the {piece.name} moves in {variant_id}: {describe_movement(piece)}."
+        picture = await asyncio.to_thread(self.pictures.piece, variant, piece_id)
+        piece = variant.piece(piece_id)
+        text = f"How the {piece.name} moves in {variant.name}: {describe_movement(piece)}."
         return replace(picture, description=text[:MAX_DESCRIPTION])
 
     async def view(self, game_id: int, *, perspective: int | None = None) -> GameView:
@@ -711,9 +700,8 @@ class GameService:
         moves = await self.storage.games.moves(game.id)
         if not 0 <= ply <= len(moves):
             return None
-        rules_game = await asyncio.to_thread(
-            replay, game.variant_id, game.options, [m.coordinate for m in moves[:ply]]
-        )
+        variant = await self.variants.for_game(game)
+        rules_game = await asyncio.to_thread(replay, variant, [m.coordinate for m in moves[:ply]])
         return await self._view(game, rules_game, perspective=rules_game.side_to_move)
 
     async def _view(

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rules.moves import Move
 from rules.position import Position
+from rules.variant import Variant
 from storage.models import Challenge, DrawOffer, Game, TakebackRequest
 
 
@@ -63,10 +64,21 @@ class VariantInfo:
     status: str
     inventor: str
     options: tuple[tuple[str, str], ...]  # (name, description)
+    own: bool = False
+    """One of this server's own variants (defined with /variant define)."""
+    version: int = 0
+    author_id: int | None = None
 
     @property
     def size(self) -> str:
         return f"{self.files}×{self.ranks}"
+
+    @property
+    def label(self) -> str:
+        """The name as lists show it: a server's variant says so (with its version)."""
+        if not self.own:
+            return self.name
+        return f"{self.name} · this server's" + (f" v{self.version}" if self.version else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,3 +179,35 @@ class GameSummary:
 class RecordFile:
     filename: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DefinedVariant:
+    """What /variant define answers: the stored version, its rules as /rules shows them, the
+    pieces new to Fairy Post (each gets a diagram) and what the sanity run found."""
+
+    variant: Variant
+    rules: RulesView
+    new_pieces: tuple[PieceInfo, ...]
+    sanity: tuple[str, ...]
+    replaced_version: int
+    """The version this one replaces (0 for a new variant)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GuildVariantLine:
+    """One line of /variant list."""
+
+    info: VariantInfo
+    author_name: str
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class VariantFile:
+    """A server variant's definition as a file, for /variant export."""
+
+    filename: str
+    text: str
+    version: int
+    name: str

@@ -8,6 +8,7 @@ from bot.service.models import Animation, Picture
 from rules.game import Game
 from rules.moves import Move
 from rules.position import Position
+from rules.variant import Variant
 
 
 class Pictures(Protocol):
@@ -24,7 +25,7 @@ class Pictures(Protocol):
         selected: int | None,
     ) -> Picture: ...
 
-    def piece(self, variant_id: str, options: tuple[str, ...], piece_id: str) -> Picture: ...
+    def piece(self, variant: Variant, piece_id: str) -> Picture: ...
 
     def replay(self, game: Game, *, result: str | None, title: str) -> Animation: ...
 
@@ -66,11 +67,10 @@ class RendererPictures:
         width, height = png_size(png)
         return Picture(png, width, height)
 
-    def piece(self, variant_id: str, options: tuple[str, ...], piece_id: str) -> Picture:
+    def piece(self, variant: Variant, piece_id: str) -> Picture:
         from renderer import render_piece
-        from rules.variant import load_variant
 
-        png = render_piece(load_variant(variant_id, options), piece_id)
+        png = render_piece(variant, piece_id)
         width, height = png_size(png)
         return Picture(png, width, height)
 

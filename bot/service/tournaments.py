@@ -144,7 +144,8 @@ class TournamentService:
         if format not in FORMAT_NAMES:
             raise BadRequestError("The format is round-robin or swiss.")
         swiss = format == "swiss"
-        v = self.games.resolve_variant(variant, options)
+        resolved = await self.games.variants.resolve(guild_id, variant, options)
+        v = resolved.variant
         limit = MAX_SWISS if swiss else MAX_ROUND_ROBIN
         max_players = max_players or (32 if swiss else 8)
         if not 2 <= max_players <= limit:
@@ -180,7 +181,7 @@ class TournamentService:
                 guild_id=guild_id,
                 channel_id=channel_id,
                 name=name,
-                variant_id=v.id,
+                variant_id=resolved.key,
                 options=tuple(sorted(v.options)),
                 format=format,
                 created_by=organiser.id,
@@ -194,6 +195,7 @@ class TournamentService:
                 round_seconds=None if round_days is None else round_days * DAY,
                 bye_points=bye,
                 initial_colour=self.rng.choice(("white", "black")),
+                definition_digest=resolved.digest,
             ),
             now,
         )
@@ -211,7 +213,7 @@ class TournamentService:
         if any(p.number is not None for p in players):
             players = sorted(players, key=lambda p: p.number or 0)
         names = tuple([(p.user_id, await self.games.name_of(p.user_id)) for p in players])
-        variant = self.games.resolve_variant(t.variant_id, ",".join(t.options))
+        variant = await self.games.variants.pinned(t.variant_id, t.options, t.definition_digest)
         return TournamentView(t, variant.name, names)
 
     async def find(self, guild_id: int, channel_id: int, text: str | None) -> Tournament:
@@ -269,14 +271,14 @@ class TournamentService:
             most = n - 1 + n % 2
             rounds = min(t.rounds or math.ceil(math.log2(n)) + 1, most)
             first = pair_swiss_round(entrants, [], 1, initial_colour=Colour(t.initial_colour))
-            boards = self._boards(t, first, entrants)
+            boards = await self._boards(t, first, entrants)
         else:
             schedule = berger.schedule_pairings(
                 {number: user for user, number in numbers.items()}, t.cycles
             )
             rounds = max(p.round for p in schedule)
             wanted = schedule if t.all_at_once else [p for p in schedule if p.round == 1]
-            boards = self._boards(t, wanted, entrants)
+            boards = await self._boards(t, wanted, entrants)
         now = self.clock.now()
         with contextlib.suppress(ConflictError):  # started meanwhile: the same start
             await self.storage.tournaments.start(
@@ -300,13 +302,15 @@ class TournamentService:
             ]
         return {user: i for i, user in enumerate(order, start=1)}
 
-    def _boards(
+    async def _boards(
         self, t: Tournament, pairings: list[Pairing], entrants: list[Entrant]
     ) -> list[NewBoard]:
         """Boards to store: a game for each pairing of two active players, the bye's points,
         or a forfeit against a withdrawn player (round robin)."""
         active = {e.id for e in entrants if e.active}
-        start = RulesGame(self.games.resolve_variant(t.variant_id, ",".join(t.options)))
+        start = RulesGame(
+            await self.games.variants.pinned(t.variant_id, t.options, t.definition_digest)
+        )
         out: list[NewBoard] = []
         boards_in_round: dict[int, int] = {}
         for p in pairings:
@@ -341,6 +345,7 @@ class TournamentService:
                 options=t.options,
                 rated=t.rated,
                 clock=t.clock,
+                definition_digest=t.definition_digest,
             )
             out.append(NewBoard(p.round, board, p.white, p.black, game=game))
         return out
@@ -438,7 +443,7 @@ class TournamentService:
             pairings = [p for p in berger.schedule_pairings(numbers, t.cycles) if p.round == nxt]
         try:
             await self.storage.tournaments.next_round(
-                tournament_id, t.current_round, self._boards(t, pairings, entrants), now,
+                tournament_id, t.current_round, await self._boards(t, pairings, entrants), now,
                 self._deadline(t, now),
             )  # fmt: skip
         except ConflictError:

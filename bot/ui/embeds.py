@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import discord
 
-from bot.service.models import ChallengeView, GameSummary, GameView, RulesView, VariantInfo
+from bot.service.models import (
+    ChallengeView,
+    DefinedVariant,
+    GameSummary,
+    GameView,
+    GuildVariantLine,
+    PieceInfo,
+    RulesView,
+    VariantInfo,
+)
 from bot.ui.format import clip, days, deadline, mention
 from storage.models import ChallengeStatus, RatingChange
 
@@ -112,18 +121,48 @@ def games_embed(
 
 
 def variants_embed(infos: list[VariantInfo]) -> discord.Embed:
+    """The built-in variants, then this server's own in a field of their own."""
     embed = discord.Embed(title="Variants", colour=GREEN)
-    lines = [f"**{v.name}** (`{v.id}`, {v.size}) — {clip(v.description, 90)}" for v in infos]
+    lines = [
+        f"**{v.name}** (`{v.id}`, {v.size}) — {clip(v.description, 90)}" for v in infos if not v.own
+    ]
     embed.description = clip("\n".join(lines), 4096)
-    embed.set_footer(text="/rules VARIANT for the rules and the pieces, /challenge VARIANT to play")
+    own = [
+        f"**{v.name}** (`{v.id}`, {v.size}, v{v.version} by {mention(v.author_id or 0)})"
+        for v in infos
+        if v.own
+    ]
+    if own:
+        embed.add_field(
+            name="This server's variants", value=clip("\n".join(own), 1024), inline=False
+        )
+    embed.set_footer(
+        text="/rules VARIANT for the rules and the pieces, /challenge VARIANT to play, "
+        "/variant define to add your own"
+    )
+    return embed
+
+
+def piece_embed(info: PieceInfo, variant_name: str) -> discord.Embed:
+    embed = discord.Embed(
+        title=f"{info.name} ({info.letters}) in {variant_name}",
+        description=info.movement,
+        colour=GREEN,
+    )
+    embed.set_image(url=IMAGE)
+    embed.set_footer(text="Dots: moves. Rings: captures. Both: moves or captures.")
     return embed
 
 
 def rules_embed(view: RulesView) -> discord.Embed:
     v = view.variant
     embed = discord.Embed(
-        title=f"{v.name} ({v.size})", description=clip(v.description, 4096), colour=GREEN
+        title=clip(f"{v.label} ({v.size})", 256),
+        description=clip(v.description, 4096) or None,
+        colour=GREEN,
     )
+    if v.own and v.author_id:
+        embed.add_field(name="Defined by", value=mention(v.author_id))
     if v.inventor:
         embed.add_field(name="Inventor", value=v.inventor, inline=False)
     legend = "\n".join(f"`{p.letters:>2}` {p.name} — {p.movement}" for p in view.pieces)
@@ -144,3 +183,40 @@ def to_move_mention(view: GameView) -> str:
     if not view.game.is_active:
         return f"{mention(view.game.white_id)} {mention(view.game.black_id)}"
     return mention(view.game.player_id(view.game.turn))
+
+
+def defined_embed(result: DefinedVariant) -> discord.Embed:
+    """/variant define's answer: the rules as /rules shows them, what is new, the sanity run."""
+    embed = rules_embed(result.rules)
+    v = result.rules.variant
+    if result.replaced_version:
+        headline = f"Version {v.version} of `{v.id}` replaces version {result.replaced_version}."
+    else:
+        headline = f"`{v.id}` is now one of this server's variants: /challenge variant:{v.id}"
+    embed.description = clip(f"**{headline}**\n{v.description}", 4096)
+    if result.new_pieces:
+        names = ", ".join(f"{p.name} ({p.letters})" for p in result.new_pieces)
+        embed.add_field(name="New to Fairy Post", value=clip(names, 1024), inline=False)
+    embed.add_field(name="Sanity run", value=clip("\n".join(result.sanity), 1024), inline=False)
+    embed.set_footer(
+        text="Games keep the version they start with. /variant export gives the file back."
+    )
+    return embed
+
+
+def variant_list_embed(lines: list[GuildVariantLine]) -> discord.Embed:
+    embed = discord.Embed(title="This server's variants", colour=GREEN)
+    if not lines:
+        embed.description = (
+            "None yet. Write one (docs/variants.md) and add it with /variant define."
+        )
+        return embed
+    embed.description = clip(
+        "\n".join(
+            f"**{line.info.name}** (`{line.info.id}`, {line.info.size}) v{line.info.version} "
+            f"by {line.author_name} · {line.games} game{'' if line.games == 1 else 's'}"
+            for line in lines
+        ),
+        4096,
+    )
+    return embed

@@ -21,10 +21,17 @@ def position_after(variant_id: str, options: Sequence[str], moves: Sequence[str]
     return f"{variant_id}[{','.join(options)}] after {len(moves)}: {digest}"
 
 
-def fake_replay(variant_id: str, options: Sequence[str], moves: Sequence[str]) -> str:
+def fake_replay(
+    variant_id: str,
+    options: Sequence[str],
+    moves: Sequence[str],
+    definition: str | None = None,
+) -> str:
     for ply, move in enumerate(moves, start=1):
         if move == ILLEGAL:
             raise FakeIllegalMoveError(f"ply {ply}: {move!r} is illegal")
+    if definition is not None:  # a pinned definition: its text decides the variant
+        variant_id = f"{variant_id}#{hashlib.sha256(definition.encode()).hexdigest()[:8]}"
     return position_after(variant_id, options, moves)
 
 

@@ -1,0 +1,137 @@
+"""/variant define|show|export|list|delete: a server's own variants, from TOML files."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.common import Fairy, fairy, install, picture_file, user_ref
+from bot.service.errors import BadRequestError
+from bot.service.models import Picture
+from bot.ui.embeds import defined_embed, piece_embed, rules_embed, variant_list_embed
+from rules.limits import MAX_FILE_BYTES
+
+MAX_DIAGRAMS = 9
+"""Piece diagrams under a definition: with the board, Discord's 10 files a message."""
+
+
+def _manages(interaction: discord.Interaction[Any]) -> bool:
+    return bool(interaction.permissions.manage_guild)
+
+
+class Variants(commands.Cog):
+    def __init__(self, bot: Fairy) -> None:
+        self.bot = bot
+
+    variant = app_commands.Group(
+        name="variant", description="This server's own variants", guild_only=True
+    )
+
+    @variant.command(name="define", description="Add a variant from a TOML file, or update yours")
+    @app_commands.describe(file="The variant's .toml file (the guide: docs/variants.md)")
+    async def define(self, interaction: discord.Interaction[Any], file: discord.Attachment) -> None:
+        assert interaction.guild_id is not None
+        if file.size > MAX_FILE_BYTES:
+            raise BadRequestError(
+                f"{file.filename} is {file.size:,} bytes; a definition may be at most "
+                f"{MAX_FILE_BYTES:,} bytes."
+            )
+        # Deferred privately: a refusal reaches only the author; the new variant is then
+        # announced to the channel in a follow-up of its own.
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        service = self.bot.service
+        data = await file.read()
+        result = await service.variants.define(
+            interaction.guild_id,
+            user_ref(interaction.user),
+            can_manage=_manages(interaction),
+            filename=file.filename,
+            data=data,
+        )
+        board = await service.render(result.rules.scene)
+        files = [picture_file(board)]
+        embeds = [defined_embed(result)]
+        for i, info in enumerate(result.new_pieces[:MAX_DIAGRAMS]):
+            diagram = await service.render_piece(result.variant, info.id)
+            name = f"piece-{i}.png"
+            files.append(picture_file(dataclasses.replace(diagram, filename=name)))
+            embed = piece_embed(info, result.rules.variant.name)
+            embed.set_image(url=f"attachment://{name}")
+            embeds.append(embed)
+        v = result.rules.variant
+        await interaction.followup.send(
+            f"Done: **{v.name}** (`{v.id}`) version {v.version} is defined; "
+            "the announcement follows.",
+            ephemeral=True,
+        )
+        await interaction.followup.send(embeds=embeds, files=files)
+
+    @variant.command(
+        name="show", description="Rules, pieces and start of one of this server's variants"
+    )
+    @app_commands.describe(variant="The server's variant")
+    async def show(self, interaction: discord.Interaction[Any], variant: str) -> None:
+        assert interaction.guild_id is not None
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        view = await self.bot.service.variants.show(interaction.guild_id, variant)
+        picture: Picture = await self.bot.service.render(view.scene)
+        await interaction.followup.send(
+            embed=rules_embed(view), file=picture_file(picture), ephemeral=True
+        )
+
+    @variant.command(name="export", description="The TOML file of one of this server's variants")
+    @app_commands.describe(variant="The server's variant")
+    async def export(self, interaction: discord.Interaction[Any], variant: str) -> None:
+        assert interaction.guild_id is not None
+        found = await self.bot.service.variants.export(interaction.guild_id, variant)
+        file = discord.File(io.BytesIO(found.text.encode("utf-8")), filename=found.filename)
+        await interaction.response.send_message(
+            f"**{found.name}**, version {found.version}: edit it and give it back with "
+            "/variant define to make the next version.",
+            file=file,
+            ephemeral=True,
+        )
+
+    @variant.command(name="list", description="This server's variants, their authors and games")
+    async def list_(self, interaction: discord.Interaction[Any]) -> None:
+        assert interaction.guild_id is not None
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        lines = await self.bot.service.variants.listing(interaction.guild_id)
+        await interaction.followup.send(embed=variant_list_embed(lines), ephemeral=True)
+
+    @variant.command(name="delete", description="Remove one of this server's variants")
+    @app_commands.describe(variant="The server's variant (its games keep working)")
+    async def delete(self, interaction: discord.Interaction[Any], variant: str) -> None:
+        assert interaction.guild_id is not None
+        info = await self.bot.service.variants.delete(
+            interaction.guild_id,
+            user_ref(interaction.user),
+            can_manage=_manages(interaction),
+            text=variant,
+        )
+        await interaction.response.send_message(
+            f"**{info.name}** (`{info.id}`) is no longer one of this server's variants. "
+            "Its games keep their rules; defining the same id again continues its versions."
+        )
+
+    @show.autocomplete("variant")
+    @export.autocomplete("variant")
+    @delete.autocomplete("variant")
+    async def own_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        found = await self.bot.service.variants.suggestions(
+            interaction.guild_id, current, own_only=True
+        )
+        return [app_commands.Choice(name=s.name, value=s.value) for s in found]
+
+
+async def setup(bot: commands.Bot) -> None:
+    await install(bot, Variants(fairy(bot)))

@@ -1,0 +1,378 @@
+"""A server's own variants, and the one place that says which variant a player means.
+
+`resolve(guild_id, text)` finds a built-in variant or one this guild defined (by id or
+name, options after `+`) and returns what a challenge, a tournament or an engine game needs
+to pin it: the storage key (`chess`, or `mine@<guild>` for a server's variant, the same for
+all its versions: ratings and leaderboards gather by it) and the digest of the definition.
+`for_game(game)` and `for_challenge(challenge)` load the definition a game pinned, so editing
+or deleting the variant never changes a game in progress, a finished game's record or its
+replay. Definitions are untrusted text: `define` validates them (`rules.variant`,
+`rules.sanity`) in a worker thread, one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from bot.service.catalogue import (
+    all_variants,
+    find_piece,
+    piece_info,
+    piece_suggestions,
+    rules_view,
+    variant_suggestions,
+)
+from bot.service.clock import Clock
+from bot.service.engine import piece_infos, variant_info
+from bot.service.errors import BadRequestError
+from bot.service.models import (
+    DefinedVariant,
+    GuildVariantLine,
+    PieceInfo,
+    RulesView,
+    Suggestion,
+    UserRef,
+    VariantFile,
+    VariantInfo,
+)
+from rules.errors import UnknownVariantError, VariantError
+from rules.sanity import sanity_check
+from rules.summary import new_pieces
+from rules.variant import (
+    Variant,
+    decode_definition,
+    definition_digest,
+    load_definition,
+    load_variant,
+    normalize_name,
+    resolve_variant_id,
+    variant_ids,
+)
+from storage import Storage
+from storage.errors import VariantChangedError
+from storage.models import Challenge, Game, GuildVariant
+
+MAX_GUILD_VARIANTS = 50
+"""Variants one server may hold at once (deleted ones do not count)."""
+_KEY_RE = re.compile(r"([a-z][a-z0-9-]*)@(\d+)")
+
+
+def variant_key(guild_id: int, variant_id: str) -> str:
+    """How storage names a server's variant: the same key for all its versions."""
+    return f"{variant_id}@{guild_id}"
+
+
+def split_key(key: str) -> tuple[str, int | None]:
+    """`mine@123` -> ("mine", 123); a built-in id -> (id, None)."""
+    m = _KEY_RE.fullmatch(key)
+    return (m.group(1), int(m.group(2))) if m else (key, None)
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedVariant:
+    """The variant a player named, with its options, as a game would pin it."""
+
+    variant: Variant
+    key: str
+    """`variant_id` in storage: the built-in id, or `<id>@<guild id>`."""
+    digest: str | None
+    """The definition a game of it pins (None for a built-in variant)."""
+    own: GuildVariant | None = None
+    """The server's record of it, for a server's variant."""
+
+    @property
+    def info(self) -> VariantInfo:
+        return variant_info(self.variant, self.own)
+
+
+class VariantService:
+    """Resolving variants for every command, and /variant define|show|export|list|delete."""
+
+    def __init__(self, storage: Storage, clock: Clock, *, cache_size: int = 64) -> None:
+        self.storage = storage
+        self.clock = clock
+        self._texts: OrderedDict[str, str] = OrderedDict()
+        self._cache_size = cache_size
+        self._defining = asyncio.Lock()  # one validation at a time: bounded CPU for everyone
+
+    # ------------------------------------------------------------------ resolving
+
+    async def resolve(
+        self, guild_id: int | None, text: str, options_text: str = ""
+    ) -> ResolvedVariant:
+        """A built-in variant or one of this server's, by id, name or key, with options
+        (`id+option` or `options_text`, comma-separated). Refusals list what exists."""
+        base, *opts = text.strip().split("+")
+        extra = [normalize_name(o) for o in options_text.replace("+", ",").split(",")]
+        options = sorted(
+            {*(normalize_name(o) for o in opts if o.strip()), *(o for o in extra if o)}
+        )
+        try:
+            # A built-in id, this server's id or key, a built-in name, this server's name.
+            own = None
+            if guild_id is not None and normalize_name(base) not in variant_ids():
+                own = await self._find_own(guild_id, base, by_name=False)
+                if own is None and not _is_builtin_name(base):
+                    own = await self._find_own(guild_id, base, by_name=True)
+            if own is not None:
+                variant = await self._load(own.digest, options)
+                key = variant_key(own.guild_id, own.variant_id)
+                return ResolvedVariant(variant, key, own.digest, own)
+            variant_id, _ = resolve_variant_id(base)
+            return ResolvedVariant(load_variant(variant_id, options), variant_id, None)
+        except UnknownVariantError as exc:
+            theirs = ""
+            if guild_id is not None and (mine := await self.storage.variants.in_guild(guild_id)):
+                theirs = " This server's: " + ", ".join(v.variant_id for v in mine) + "."
+            raise BadRequestError(f"{exc}.{theirs} Try /variants for the list.") from None
+
+    async def _find_own(
+        self, guild_id: int, text: str, *, by_name: bool = True
+    ) -> GuildVariant | None:
+        """This server's variant by id or key, or (`by_name`) by name; never another
+        server's, never a deleted one."""
+        wanted = normalize_name(text)
+        variant_id, key_guild = split_key(wanted)
+        if key_guild is not None and key_guild != guild_id:
+            return None
+        if re.fullmatch(r"[a-z][a-z0-9-]*", variant_id):
+            found = await self.storage.variants.get(guild_id, variant_id)
+            if found is not None and not found.deleted:
+                return found
+        if by_name:
+            for own in await self.storage.variants.in_guild(guild_id):
+                if normalize_name(own.name) == wanted:
+                    return own
+        return None
+
+    async def pinned(self, key: str, options: tuple[str, ...], digest: str | None) -> Variant:
+        """The variant a challenge or game pinned: a built-in one by id, a server's by the
+        definition it started with (whatever happened to the variant since)."""
+        if digest is None:
+            return load_variant(key, options)
+        return await self._load(digest, list(options))
+
+    async def for_game(self, game: Game) -> Variant:
+        return await self.pinned(game.variant_id, game.options, game.definition_digest)
+
+    async def for_challenge(self, challenge: Challenge) -> Variant:
+        return await self.pinned(
+            challenge.variant_id, challenge.options, challenge.definition_digest
+        )
+
+    async def _load(self, digest: str, options: list[str]) -> Variant:
+        text = self._texts.get(digest)
+        if text is None:
+            found = await self.storage.variants.definition(digest)
+            if found is None:
+                raise BadRequestError(f"The definition {digest[:12]} is missing from the database.")
+            text = found
+            self._texts[digest] = text
+            while len(self._texts) > self._cache_size:
+                self._texts.popitem(last=False)
+        self._texts.move_to_end(digest)
+        return await asyncio.to_thread(load_definition, text, options)
+
+    async def name_of_key(self, key: str) -> str:
+        """A variant's name from its storage key (ratings, leaderboards)."""
+        variant_id, guild_id = split_key(key)
+        if guild_id is None:
+            try:
+                return load_variant(variant_id).name
+            except UnknownVariantError:
+                return variant_id
+        own = await self.storage.variants.get(guild_id, variant_id)
+        return own.name if own is not None else variant_id
+
+    # ------------------------------------------------------------------ browsing
+
+    async def catalogue(self, guild_id: int | None) -> list[VariantInfo]:
+        """Every variant a player here may choose: the built-in ones, then the server's."""
+        out = list(all_variants())
+        if guild_id is not None:
+            for own in await self.storage.variants.in_guild(guild_id):
+                out.append(variant_info(await self._load(own.digest, []), own))
+        return out
+
+    async def suggestions(
+        self, guild_id: int | None, typed: str, limit: int = 25, *, own_only: bool = False
+    ) -> list[Suggestion]:
+        """Autocomplete for a variant option: the server's variants first (marked), then the
+        built-in ones (unless `own_only`)."""
+        key = normalize_name(typed)
+        out = []
+        if guild_id is not None:
+            for own in await self.storage.variants.in_guild(guild_id):
+                if not key or key in own.variant_id or key in normalize_name(own.name):
+                    label = f"{own.name} · this server's (v{own.version})"
+                    out.append(Suggestion(label[:100], own.variant_id))
+        if own_only:
+            return out[:limit]
+        return (out + variant_suggestions(typed, limit))[:limit]
+
+    async def rules_view(self, guild_id: int | None, text: str) -> RulesView:
+        found = await self.resolve(guild_id, text)
+        return rules_view(found.variant, found.own)
+
+    async def piece_info(
+        self, guild_id: int | None, variant_text: str, piece_text: str
+    ) -> tuple[Variant, PieceInfo]:
+        found = await self.resolve(guild_id, variant_text)
+        return found.variant, piece_info(found.variant, piece_text)
+
+    async def piece_suggestions(
+        self, guild_id: int | None, variant_text: str, typed: str
+    ) -> list[Suggestion]:
+        try:
+            found = await self.resolve(guild_id, variant_text)
+        except BadRequestError:
+            return []
+        return piece_suggestions(found.variant, typed)
+
+    # ------------------------------------------------------------------ /variant
+
+    async def define(
+        self, guild_id: int, author: UserRef, *, can_manage: bool, filename: str, data: bytes
+    ) -> DefinedVariant:
+        """Validate an uploaded definition and store it as this server's variant (a new
+        version when its id exists: only its author or a manager may replace it)."""
+        source = _safe_name(filename)
+        if not source.lower().endswith(".toml"):
+            raise BadRequestError(
+                f"Attach the variant as a .toml file (not {source!r}); docs/variants.md shows how."
+            )
+        async with self._defining:
+            text = decode_definition(data, source)
+            variant, report = await asyncio.to_thread(_validate, text, source)
+        current = await self.storage.variants.get(guild_id, variant.id)
+        replacing = current is not None and not current.deleted
+        if current is not None and replacing:
+            self._check_may_change(current, author, can_manage, "replace")
+        elif len(await self.storage.variants.in_guild(guild_id)) >= MAX_GUILD_VARIANTS:
+            raise BadRequestError(
+                f"This server already has {MAX_GUILD_VARIANTS} variants; delete one first "
+                "(/variant delete)."
+            )
+        await self.storage.players.upsert(author.id, author.name, self.clock.now())
+        digest = definition_digest(text)
+        try:
+            own = await self.storage.variants.define(
+                guild_id,
+                variant.id,
+                name=variant.name,
+                content=text,
+                digest=digest,
+                author_id=author.id,
+                expected_version=current.version if current else 0,
+                now=self.clock.now(),
+            )
+        except VariantChangedError:
+            raise BadRequestError(
+                f"Someone changed the variant `{variant.id}` at the same moment; look at it "
+                "with /variant show and define it again."
+            ) from None
+        self._texts[digest] = text
+        fresh = {p.id for p in new_pieces(variant)}
+        return DefinedVariant(
+            variant=variant,
+            rules=rules_view(variant, own),
+            new_pieces=tuple(i for i in piece_infos(variant) if i.id in fresh),
+            sanity=tuple(report),
+            replaced_version=current.version if current and replacing else 0,
+        )
+
+    async def show(self, guild_id: int, text: str) -> RulesView:
+        own = await self._own_or_refuse(guild_id, text)
+        return rules_view(await self._load(own.digest, []), own)
+
+    async def export(self, guild_id: int, text: str) -> VariantFile:
+        own = await self._own_or_refuse(guild_id, text)
+        content = await self.storage.variants.definition(own.digest)
+        assert content is not None, "a stored variant's definition is never deleted"
+        return VariantFile(f"{own.variant_id}-v{own.version}.toml", content, own.version, own.name)
+
+    async def listing(self, guild_id: int) -> list[GuildVariantLine]:
+        played = await self.storage.variants.games_played(guild_id)
+        out = []
+        for own in await self.storage.variants.in_guild(guild_id):
+            player = await self.storage.players.find(own.author_id)
+            author = (
+                player.display_name if player and player.display_name else f"<@{own.author_id}>"
+            )
+            out.append(
+                GuildVariantLine(
+                    variant_info(await self._load(own.digest, []), own),
+                    author,
+                    played.get(variant_key(guild_id, own.variant_id), 0),
+                )
+            )
+        return out
+
+    async def delete(
+        self, guild_id: int, user: UserRef, *, can_manage: bool, text: str
+    ) -> VariantInfo:
+        """Take the variant off the server's list; its games keep their definition."""
+        own = await self._own_or_refuse(guild_id, text)
+        self._check_may_change(own, user, can_manage, "delete")
+        try:
+            deleted = await self.storage.variants.delete(
+                guild_id, own.variant_id, expected_version=own.version, now=self.clock.now()
+            )
+        except VariantChangedError:
+            raise BadRequestError(
+                f"The variant `{own.variant_id}` changed at the same moment; try again."
+            ) from None
+        return variant_info(await self._load(deleted.digest, []), deleted)
+
+    async def _own_or_refuse(self, guild_id: int, text: str) -> GuildVariant:
+        own = await self._find_own(guild_id, text.strip())
+        if own is None:
+            mine = await self.storage.variants.in_guild(guild_id)
+            known = ", ".join(f"`{v.variant_id}`" for v in mine) or "none yet (/variant define)"
+            raise BadRequestError(
+                f"This server has no variant {text.strip()!r}. Its variants: {known}."
+            )
+        return own
+
+    @staticmethod
+    def _check_may_change(own: GuildVariant, user: UserRef, can_manage: bool, what: str) -> None:
+        if user.id != own.author_id and not can_manage:
+            raise BadRequestError(
+                f"Only the author of `{own.variant_id}` (<@{own.author_id}>) or someone with "
+                f"Manage Server may {what} it."
+            )
+
+
+def _is_builtin_name(text: str) -> bool:
+    try:
+        resolve_variant_id(text)
+    except UnknownVariantError:
+        return False
+    return True
+
+
+def _validate(text: str, source: str) -> tuple[Variant, list[str]]:
+    """Static checks, then the sanity run (in a worker thread: a few seconds at most)."""
+    variant = load_definition(text, source=source)
+    report = sanity_check(variant)
+    return variant, report.lines()
+
+
+def _safe_name(filename: str) -> str:
+    """The attachment's file name for messages: printable, short, no path."""
+    name = re.sub(r"[^\w.\- ]", "_", filename.rsplit("/", 1)[-1].rsplit("\\", 1)[-1])[:60]
+    return name or "your file"
+
+
+__all__ = [
+    "MAX_GUILD_VARIANTS",
+    "ResolvedVariant",
+    "VariantError",
+    "VariantService",
+    "find_piece",
+    "split_key",
+    "variant_key",
+]
