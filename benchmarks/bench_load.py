@@ -13,10 +13,11 @@ Every process runs concurrent tasks that each play their own games (games are sp
 processes as shards split guilds): read the game, append a move through the guarded
 `append_move` (the move's turn notice is written with it). One more task per process runs
 the timers the way the bot does: claim what fell due (turn notices, losses on time) and
-handle it through its guard. Reported per run: moves committed per second, the p95 latency of
-a move (read + commit), timer items handled, and guard refusals (two processes racing for one
-timer: the loser is refused, nothing happens twice). After each run the data is checked:
-every move list is whole and every deadline game ended on time exactly once.
+handle it through its guard, each process claiming its own items for a lease. Reported per
+run: moves committed per second, the p95 latency of a move (read + commit), timer items
+handled, and guard refusals (an item gone stale meanwhile: refused, nothing happens twice).
+After each run the data is checked: every move list is whole and every deadline game ended
+on time exactly once.
 The replayer is a stand-in: the rules engine is measured elsewhere.
 """
 
@@ -283,9 +284,12 @@ async def _process_async(
             return stats
 
         async def timers() -> Stats:
+            """The bot's timer pass: claim what fell due (other processes' items are left
+            to them), handle each through its guard, release it."""
             stats = Stats()
+            owner = f"bench-{seed}"
             while time.perf_counter() < end:
-                items = await storage.timers.due(now(), limit=200)
+                items = await storage.timers.claim(now(), owner, lease_seconds=60, limit=200)
                 for item in items:
                     try:
                         if item.kind is DueKind.TIMEOUT:
@@ -300,6 +304,8 @@ async def _process_async(
                     except (ConflictError, RefusedError):
                         stats.refused += 1
                         continue
+                    finally:
+                        await storage.timers.release(item, owner)
                     stats.timers += 1
                 if not items:
                     await asyncio.sleep(0.05)
