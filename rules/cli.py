@@ -6,6 +6,7 @@ position display.
     python -m rules perft my-variant.toml 3
     python -m rules moves patchanka --moves e3e5 e8e6
     python -m rules replay ../shared/games/patchanka.txt
+    python -m rules replay fairypost-12-mine.txt --definition mine.toml
     python -m rules show grand --moves e3e5
 
 Variants are named by id (`heavy-shako`), by name (`"Heavy Shako"`), with options
@@ -29,7 +30,7 @@ from rules.postext import piece_token
 from rules.record import read_record, replay_record
 from rules.sanity import sanity_check
 from rules.summary import describe_movement, new_pieces, rules_summary
-from rules.variant import load_variant_argument
+from rules.variant import decode_definition, load_variant_argument
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -86,8 +87,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 1
+    definition = None
+    if args.definition:
+        try:
+            definition = decode_definition(Path(args.definition).read_bytes(), args.definition)
+        except OSError as exc:
+            print(f"cannot read {args.definition}: {exc.strerror}", file=sys.stderr)
+            return 1
     try:
-        game = replay_record(read_record(text))
+        game = replay_record(read_record(text, definition))
     except GameRecordError as exc:
         print(f"{path}: {exc}", file=sys.stderr)
         return 1
@@ -141,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_moves)
     p = sub.add_parser("replay", help="replay a game record and check it")
     p.add_argument("file")
+    p.add_argument(
+        "--definition", metavar="FILE.toml", help="the file of the record's variant (a player's)"
+    )
     p.set_defaults(func=cmd_replay)
     p = sub.add_parser("show", help="print the board and its position text")
     with_variant(p)

@@ -15,7 +15,13 @@ from rules.errors import GameRecordError, MoveError, RulesError, UnknownVariantE
 from rules.game import Game
 from rules.notation import Letters
 from rules.outcome import BY_RULE, Outcome
-from rules.variant import Variant, load_variant, normalize_name, resolve_variant_id
+from rules.variant import (
+    Variant,
+    load_definition,
+    load_variant,
+    normalize_name,
+    resolve_variant_id,
+)
 
 _HEADER_RE = re.compile(r"#\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(.*)")
 _PLY_RE = re.compile(r"(\d+)(\.\.\.|\.)\s*(.+)")
@@ -45,6 +51,8 @@ class GameRecord:
     result: str | None
     legend: tuple[tuple[str, str], ...]
     plies: tuple[RecordPly, ...]
+    definition: str = ""
+    """A player's variant: the text of its definition file (the record names its id)."""
 
     def header(self, key: str) -> str | None:
         for k, v in self.headers:
@@ -53,7 +61,7 @@ class GameRecord:
         return None
 
 
-def read_record(text: str) -> GameRecord:
+def read_record(text: str, definition: str | None = None) -> GameRecord:
     """Parse a record's structure; `GameRecordError` names the offending line."""
     headers: list[tuple[str, str]] = []
     plies: list[RecordPly] = []
@@ -78,9 +86,22 @@ def read_record(text: str) -> GameRecord:
     if "variant" not in found:
         raise GameRecordError("the record has no '# variant:' header")
     try:
-        variant_id, extra = resolve_variant_id(found["variant"])
+        if definition is not None:
+            variant_id, *plus = found["variant"].split("+")
+            extra = tuple(normalize_name(o) for o in plus if o.strip())
+            own = load_definition(definition).id
+            if normalize_name(variant_id) != own:
+                raise GameRecordError(
+                    f"the record is a game of {variant_id.strip()!r}, the definition is {own!r}"
+                )
+            variant_id = own
+        else:
+            variant_id, extra = resolve_variant_id(found["variant"])
     except UnknownVariantError as exc:
-        raise GameRecordError(str(exc)) from None
+        raise GameRecordError(
+            f"{exc}. A game of a server's own variant replays with its file: "
+            "python -m rules replay RECORD --definition FILE.toml"
+        ) from None
     options = tuple(
         sorted(
             {
@@ -91,6 +112,7 @@ def read_record(text: str) -> GameRecord:
     )
     legend = _parse_legend(found.get("piece letters", ""))
     return GameRecord(
+        definition=definition or "",
         headers=tuple(headers),
         variant=variant_id,
         options=options,
@@ -148,7 +170,11 @@ def legend_letters(variant: Variant, legend: tuple[tuple[str, str], ...]) -> Let
 def replay_record(record: GameRecord) -> Game:
     """Replay every ply with its checks; the first failure raises `GameRecordError`
     naming the ply and why."""
-    variant = load_variant(record.variant, record.options)
+    variant = (
+        load_definition(record.definition, record.options)
+        if record.definition
+        else load_variant(record.variant, record.options)
+    )
     letters = legend_letters(variant, record.legend) if record.legend else None
     game = Game(variant)
     for index, ply in enumerate(record.plies, start=1):

@@ -605,14 +605,22 @@ class GameService:
         result = None
         if not game.is_active:
             result = game.end_detail or self._ending(game)
-        text = format_record(
-            rules_game,
-            {"white": white, "black": black, "date": date, "source": f"Fairy Post game #{game.id}"},
-            result=result,
-        )
+        headers = {
+            "white": white,
+            "black": black,
+            "date": date,
+            "source": f"Fairy Post game #{game.id}",
+        }
+        variant_id = rules_game.variant.id
+        if game.definition_digest:
+            headers["note"] = (
+                f"a game of a server's own variant (definition {game.definition_digest[:12]}); "
+                f"replay it with its file: python -m rules replay RECORD --definition "
+                f"{variant_id}.toml"
+            )
+        text = format_record(rules_game, headers, result=result)
         text += f"# position: {rules_game.position_text}\n"
-        name = f"fairypost-{game.id}-{game.variant_id}.txt"
-        return RecordFile(name, text)
+        return RecordFile(f"fairypost-{game.id}-{variant_id}.txt", text)
 
     async def pgn(self, *, channel_id: int, game_id: int | None = None) -> RecordFile | None:
         """The game as PGN, for the variants other tools read (chess, Grand Chess); None

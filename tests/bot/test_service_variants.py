@@ -11,7 +11,8 @@ from bot.service import GameService
 from bot.service.effects import EffectRunner
 from bot.service.errors import BadRequestError
 from bot.service.variants import split_key, variant_key
-from rules.errors import VariantError
+from rules.errors import GameRecordError, VariantError
+from rules.record import read_record, replay_record
 from storage import Storage
 from storage.check import check_database
 from tests.bot.conftest import ANN, BOB, CHANNEL, EVE, GUILD, start_game
@@ -136,6 +137,13 @@ async def test_edit_mid_game_changes_nothing_for_the_game(
     assert board.game.ply_count == 3 and board.variant.name == "Tiny Chess"
     record = await service.history(channel_id=THREAD)
     assert "# variant: tiny" in record.text and "Ra1-d1" in record.text
+    assert record.filename == f"fairypost-{game_id}-tiny.txt"
+    # The record replays with the file the game started with, and only with it.
+    assert replay_record(read_record(record.text, V1)).ply == 3
+    with pytest.raises(GameRecordError, match="--definition"):
+        read_record(record.text)
+    with pytest.raises(GameRecordError, match="does not|cannot|Rook"):
+        replay_record(read_record(record.text, V2))
     summaries = await service.my_games(ANN.id)
     assert [s.variant_name for s in summaries] == ["Tiny Chess"]
     report = await check_database(storage, storage.engine)  # type: ignore[arg-type]

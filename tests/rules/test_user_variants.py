@@ -6,8 +6,10 @@ stalemate loses, goal zone) behave as their games' rules say; the limits hold.
 The counts come from Fairy-Stockfish 11.1 (Debian's `fairy-stockfish`, `go perft N` after
 `setoption name UCI_Variant`), written by `tests/rules/fsf_reference.py` into
 `data/user-variants.tsv`: the start position and seeded random positions of each file.
-Published tables agree where they exist: Capablanca 28 / 784 / 25,228 (H. G. Muller's
-tables on chessvariants.com) and Crazyhouse 20 / 400 / 8,902 (equal to chess at depth 3).
+Where counts are published they agree too: Capablanca's 28 / 784 / 25,228 are the figures
+other engines publish, and Crazyhouse's 20 / 400 / 8,902 are chess's, as they must be (no
+drop is possible before the fourth ply). The tutorial files of docs/variants.md are counted
+by pyffish 0.0.90 from the same definitions written for it (data/guide-variants.ini).
 """
 
 from __future__ import annotations
