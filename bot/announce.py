@@ -24,8 +24,9 @@ from bot.service.consequences import GameEvent, game_event, notice
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.games import GameService
 from bot.service.models import GameView
+from bot.service.offer_posts import OfferPostService
 from bot.ui.embeds import challenge_embed, game_embed, rating_lines, to_move_mention
-from bot.ui.format import deadline, mention
+from bot.ui.format import count, deadline, mention
 from storage.models import Termination
 
 log = logging.getLogger("fairypost.announce")
@@ -200,6 +201,9 @@ async def post_game_event(bot: Poster, run: EffectRun) -> None:
     event = await game_event(bot.service, run)
     if event is None:
         return
+    if run.effect.game_id is not None and event.kind != consequences.STARTED:
+        # A move, takeback or ending settles pending offers: their posts say so first.
+        await settle_offer_posts(bot, run.effect.game_id)
     if run.posted:
         return
     if event.kind == consequences.STARTED:
@@ -233,6 +237,21 @@ async def post_game_event(bot: Poster, run: EffectRun) -> None:
     )
 
 
+async def settle_offer_posts(bot: Poster, game_id: int | None = None) -> None:
+    """Posts of draw offers and takeback requests that a move, a takeback or the game's end
+    settled lose their buttons and say what happened (of one game, or of all). Editing is
+    idempotent: a repeat sets the same text again."""
+    posts = OfferPostService(bot.service)
+    for post in await posts.to_settle(game_id):
+        try:
+            channel = await channel_of(bot, post.channel_id)
+            message = channel.get_partial_message(post.message_id)  # type: ignore[attr-defined]
+            await message.edit(content=post.text, view=None)
+        except discord.NotFound:
+            log.info("the post of %s %s is gone; nothing to update", post.kind, post.request_id)
+        await posts.settled(post.kind, post.request_id)
+
+
 async def post_replay(bot: Poster, run: EffectRun) -> None:
     """After a game's last post: the whole game as an animated picture."""
     game_id = run.effect.game_id
@@ -246,7 +265,7 @@ async def post_replay(bot: Poster, run: EffectRun) -> None:
 
     async def send(nonce: str) -> tuple[int, int]:
         message = await channel.send(
-            content=f"🎞 Game #{game_id}, move by move ({animation.plies} plies).",
+            content=f"🎞 Game #{game_id}, move by move ({count(animation.plies, 'ply', 'plies')}).",
             file=discord.File(io.BytesIO(animation.data), filename=animation.filename),
             nonce=nonce,
         )
@@ -300,6 +319,11 @@ async def edit_expired_challenge(bot: Poster, run: EffectRun) -> None:
     channel = await channel_of(bot, c.channel_id)
     message = channel.get_partial_message(c.message_id)  # type: ignore[attr-defined]
     try:
-        await message.edit(embed=challenge_embed(view, with_image=False), view=None, attachments=[])
+        await message.edit(
+            content="This challenge expired: nobody took it in time.",
+            embed=challenge_embed(view, with_image=False),
+            view=None,
+            attachments=[],
+        )
     except discord.NotFound:
         log.info("challenge %s: its post is gone; nothing to update", c.id)

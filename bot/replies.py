@@ -71,7 +71,12 @@ def refusal(exc: BaseException) -> str | None:
             "The game has moved on: someone acted first. Look at the board (/board) and try again."
         )
     if isinstance(exc, RequestNotPendingError):
-        return _sentence(str(exc))
+        if exc.status == "lapsed":
+            return (
+                f"This {exc.what} has lapsed: the game moved on since it was made, "
+                "so there is nothing left to answer."
+            )
+        return f"This {exc.what} was already {exc.status}; there is nothing left to answer."
     if isinstance(exc, (RefusedError, ConflictError, NotFoundError)):
         return _sentence(str(exc))
     return None

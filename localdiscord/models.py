@@ -631,7 +631,8 @@ class InteractionRecord:
         """The message the user sees as the answer, once it has real content.
 
         Type 4: the new message. Type 5: the deferred message once filled by an edit of the
-        original or the first follow-up. Type 7: the updated message. Type 6: the component's
+        original or the first follow-up (or, if the bot deleted the deferred message, the
+        first follow-up after it). Type 7: the updated message. Type 6: the component's
         message after its next edit, or the first follow-up if that comes first.
         """
         await self.response(timeout)
@@ -649,12 +650,18 @@ class InteractionRecord:
             if self.edits_after_defer > 0:
                 return self.message
             return self.followups[0]
-        await self.fake.wait_until(
-            lambda: self.original is not None and not self.original.loading,
-            timeout,
-            f"the deferred answer to {self.describe()}",
-        )
+
+        def answered() -> bool:
+            if self.original is None:
+                return False
+            if self.original.deleted:  # the "thinking" message was removed: the answer
+                return bool(self.followups)  # is the follow-up (a private refusal, say)
+            return not self.original.loading
+
+        await self.fake.wait_until(answered, timeout, f"the deferred answer to {self.describe()}")
         assert self.original is not None
+        if self.original.deleted:
+            return self.followups[0]
         return self.original
 
     async def wait_followups(self, count: int = 1, timeout: float = 5.0) -> list[FakeMessage]:

@@ -2036,9 +2036,10 @@ class LocalDiscord:
     async def _h_followup(self, request: web.Request) -> web.Response:
         rec = self._interaction_for(request)
         body, uploads = await self._read_body(request)
-        if rec.original is not None and rec.original.loading:
+        if rec.original is not None and rec.original.loading and not rec.original.deleted:
             # The first follow-up after a deferred "thinking" response replaces it,
-            # keeping the ephemerality chosen when deferring.
+            # keeping the ephemerality chosen when deferring (once deleted, a follow-up is
+            # a message of its own).
             msg = await self._edit_message(request, rec.original, body or {}, uploads, fill=True)
         else:
             msg = await self._new_message(

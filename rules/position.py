@@ -205,6 +205,17 @@ class Position:
         other._keys = self._keys[:]
         return other
 
+    def planning_copy(self, side: int) -> Position:
+        """A copy with `side` to move and no en-passant right: what a player could do if it
+        were their turn (to plan ahead while the opponent thinks). Not a position of the
+        game: the side that would be "to move" may even be giving check."""
+        other = self.copy()
+        other.side = side
+        other.ep = -1
+        other.ep_victim = -1
+        other.rehash()
+        return other
+
     # ------------------------------------------------------------------ queries
 
     @property

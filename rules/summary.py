@@ -57,8 +57,25 @@ def _with_article(name: str) -> str:
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
-def _rows(rows: frozenset[int]) -> str:
-    return ", ".join(str(r) for r in sorted(rows))
+def _and(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
+
+
+def _rows(v: Variant, rows: frozenset[int]) -> str:
+    """Rows counted from each side (row 1 is a side's first rank), in words a player of
+    either colour reads right: `its last row (rank 16 for White, rank 1 for Black)`."""
+    ranks = v.geometry.ranks
+    ordered = sorted(rows)
+    white = _and([str(r) for r in ordered])
+    black = _and([str(ranks + 1 - r) for r in ordered])
+    plural = "s" if len(ordered) > 1 else ""
+    if ordered == [ranks]:
+        where = "its last row"
+    elif ordered == list(range(ordered[0], ranks + 1)):
+        where = f"its last {len(ordered)} rows"
+    else:
+        where = f"its row{plural} {white}"
+    return f"{where} (rank{plural} {white} for White, {black} for Black)"
 
 
 def _squares(variant: Variant, squares: frozenset[int]) -> str:
@@ -109,9 +126,9 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             to = ", ".join(v.piece(t).name for t in p.promotion.to)
             parts = []
             if p.promotion.compulsory_rows:
-                parts.append(f"must promote on row {_rows(p.promotion.compulsory_rows)}")
+                parts.append(f"must promote on {_rows(v, p.promotion.compulsory_rows)}")
             if p.promotion.optional_rows:
-                parts.append(f"may promote on row {_rows(p.promotion.optional_rows)}")
+                parts.append(f"may promote on {_rows(v, p.promotion.optional_rows)}")
             extra = (
                 " (only to types below their starting count)"
                 if p.promotion.limited_by_start_count

@@ -7,6 +7,8 @@ moves are copied to `archived_moves` in the same transaction.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from storage import _rows, _shared
 from storage.db import Database, Tx
 from storage.engine import UNKNOWN_ENGINE_VERSION, Engine
@@ -34,6 +36,81 @@ from storage.models import (
 )
 
 PENDING = RequestStatus.PENDING.value
+REQUEST_TABLES = {"draw": "draw_offers", "takeback": "takeback_requests"}
+
+
+@dataclass(frozen=True, slots=True)
+class OfferPost:
+    """The post of a draw offer or takeback request, with the request's state now."""
+
+    kind: str  # "draw" or "takeback"
+    request_id: int
+    game_id: int
+    channel_id: int
+    message_id: int
+    status: RequestStatus
+    by_id: int  # who offered or asked
+
+
+class OfferPosts:
+    """Where offers and requests were posted, and which posts still show buttons of a
+    settled request. Obtain it as `Storage.offer_posts`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def record(
+        self, kind: str, request_id: int, game_id: int, channel_id: int, message_id: int
+    ) -> None:
+        if kind not in REQUEST_TABLES:
+            raise InvalidValueError(f"the request kind must be draw or takeback, not {kind!r}")
+        async with self._db.transaction() as tx:
+            await tx.run(
+                "INSERT INTO offer_posts (kind, request_id, game_id, channel_id, message_id) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, request_id) DO NOTHING",
+                (kind, request_id, game_id, channel_id, message_id),
+            )
+
+    async def unsettled(self, game_id: int | None = None) -> list[OfferPost]:
+        """Posts whose request is no longer pending but which still show its buttons
+        (of one game, or of every game)."""
+        out: list[OfferPost] = []
+        async with self._db.transaction(write=False) as tx:
+            for kind, table in REQUEST_TABLES.items():
+                by = "offered_by" if kind == "draw" else "requested_by"
+                where = "p.settled_at IS NULL AND r.status <> ?"
+                params: tuple[object, ...] = (kind, PENDING)
+                if game_id is not None:
+                    where += " AND p.game_id = ?"
+                    params = (*params, game_id)
+                rows = await tx.all(
+                    f"SELECT p.request_id, p.game_id, p.channel_id, p.message_id, r.status, "
+                    f"r.{by} AS by_id FROM offer_posts p JOIN {table} r ON r.id = p.request_id "
+                    f"WHERE p.kind = ? AND {where} ORDER BY p.request_id",
+                    params,
+                )
+                out.extend(
+                    OfferPost(
+                        kind,
+                        row["request_id"],
+                        row["game_id"],
+                        row["channel_id"],
+                        row["message_id"],
+                        RequestStatus(row["status"]),
+                        row["by_id"],
+                    )
+                    for row in rows
+                )
+        return out
+
+    async def settle(self, kind: str, request_id: int, now: int) -> None:
+        """The post now shows the settled request (idempotent)."""
+        async with self._db.transaction() as tx:
+            await tx.run(
+                "UPDATE offer_posts SET settled_at = ? "
+                "WHERE kind = ? AND request_id = ? AND settled_at IS NULL",
+                (now, kind, request_id),
+            )
 
 
 class DrawOffers:

@@ -14,7 +14,7 @@ from storage.effects import Effects
 from storage.engine import Engine
 from storage.errors import InvalidValueError
 from storage.games import Games
-from storage.offers import DrawOffers, Takebacks
+from storage.offers import DrawOffers, OfferPosts, Takebacks
 from storage.players import Guilds, Players
 from storage.ratings import Ratings
 from storage.sqlite import SqliteDatabase
@@ -41,6 +41,7 @@ class Storage:
         self.games = Games(db, engine)
         self.draws = DrawOffers(db)
         self.takebacks = Takebacks(db, engine)
+        self.offer_posts = OfferPosts(db)
         self.ratings = Ratings(db)
         self.timers = Timers(db)
         self.vacations = Vacations(db)

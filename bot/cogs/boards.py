@@ -21,9 +21,11 @@ from discord.ext import commands
 
 from bot.cogs.common import (
     Fairy,
+    answered,
     fairy,
     install,
     picture_file,
+    reply_privately,
     send_error,
     user_ref,
 )
@@ -66,16 +68,14 @@ async def post_view(
         ephemeral=ephemeral,
         view=buttons or discord.utils.MISSING,
     )
+    answered(interaction)
 
 
 async def acknowledge(bot: Fairy, interaction: discord.Interaction[Any], text: str) -> None:
     """The reply only the actor sees. What everyone sees (the board, the result, the ratings)
     was recorded with the event and is posted in the thread by the effects loop, exactly
     once even if the bot stops right now (`bot/announce.py`)."""
-    if interaction.response.is_done():
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)
+    await reply_privately(interaction, text)
     recorded(bot)
 
 

@@ -10,7 +10,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
+from bot.cogs.common import (
+    Fairy,
+    answered,
+    defer_first,
+    fairy,
+    install,
+    picture_file,
+    send_error,
+    user_ref,
+)
 from bot.ui.embeds import challenge_embed
 from bot.ui.format import mention
 
@@ -99,6 +108,7 @@ class Challenges(commands.Cog):
         bank: bool = False,
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
+        await defer_first(interaction)
         service = self.bot.service
         view = await service.create_challenge(
             guild_id=interaction.guild_id,
@@ -112,7 +122,6 @@ class Challenges(commands.Cog):
             options=options,
             bank=bank,
         )
-        await interaction.response.defer(thinking=True)
         assert view.scene is not None
         picture = await service.render(view.scene)
         content = f"{mention(opponent.id)}, you are challenged!" if opponent else None
@@ -123,6 +132,7 @@ class Challenges(commands.Cog):
             view=challenge_view(view.challenge.id),
             wait=True,
         )
+        answered(interaction)
         await service.set_challenge_message(view.challenge.id, message.id)
         log.info("challenge %s posted (%s)", view.challenge.id, view.variant.id)
 
@@ -138,6 +148,7 @@ async def answer_challenge(
     bot: Fairy, interaction: discord.Interaction[Any], challenge_id: int, accept: bool
 ) -> None:
     """Accept (start the game in a new thread) or decline a challenge from its button."""
+    await interaction.response.defer()  # a first touch of a big variant takes a moment
     service = bot.service
     user = user_ref(interaction.user)
     try:
@@ -148,10 +159,13 @@ async def answer_challenge(
     except Exception as exc:
         await send_error(interaction, exc, f"challenge {challenge_id}")
         return
-    await interaction.response.defer()
     if not accept:
+        who = "withdrew" if user.id == declined.challenge.challenger_id else "declined"
         await interaction.edit_original_response(
-            embed=challenge_embed(declined), view=None, attachments=[]
+            content=f"{user.name} {who} this challenge.",
+            embed=challenge_embed(declined, with_image=False),
+            view=None,
+            attachments=[],
         )
         return
     cview = await service.challenge_view(challenge_id)

@@ -79,15 +79,43 @@ def animation_file(animation: Animation) -> discord.File:
     return discord.File(io.BytesIO(animation.data), filename=animation.filename)
 
 
+PUBLIC_WAIT = "fairypost_public_wait"
+
+
+async def defer_first(interaction: discord.Interaction[Any], *, ephemeral: bool = False) -> None:
+    """Acknowledge at once, before any work that may take long (Discord's 3-second rule):
+    a game's first touch in a fresh process replays it, 1.4 s for 400 Bigorra plies).
+    A refusal after a public acknowledgement still reaches the player alone (`send_error`)."""
+    if interaction.response.is_done():
+        return
+    await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+    interaction.extras[PUBLIC_WAIT] = not ephemeral
+
+
+def answered(interaction: discord.Interaction[Any]) -> None:
+    """The public "thinking…" message has been replaced by the answer."""
+    interaction.extras[PUBLIC_WAIT] = False
+
+
 async def send_error(
     interaction: discord.Interaction[Any], exc: BaseException, context: str
 ) -> None:
-    """An ephemeral reply saying what went wrong (or an apology with an error id)."""
+    """An ephemeral reply saying what went wrong (or an apology with an error id). After a
+    public acknowledgement, the "thinking…" message is removed first: refusals are private."""
     text = reply_for(exc, context)
     try:
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True)
-        else:
-            await interaction.response.send_message(text, ephemeral=True)
+        await reply_privately(interaction, text)
     except discord.HTTPException:
         log.warning("could not deliver an error reply for %s", context, exc_info=True)
+
+
+async def reply_privately(interaction: discord.Interaction[Any], text: str) -> None:
+    """A reply only the actor sees, however the interaction was acknowledged (a public
+    "thinking…" message is removed first)."""
+    if not interaction.response.is_done():
+        await interaction.response.send_message(text, ephemeral=True)
+        return
+    if interaction.extras.get(PUBLIC_WAIT):
+        answered(interaction)
+        await interaction.delete_original_response()
+    await interaction.followup.send(text, ephemeral=True)

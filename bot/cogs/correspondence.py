@@ -12,7 +12,7 @@ from bot.cogs.common import Fairy, fairy, install
 from bot.service.errors import BadRequestError
 from bot.service.glicko2 import PROVISIONAL_DEVIATION
 from bot.ui.embeds import GREEN
-from bot.ui.format import timestamp
+from bot.ui.format import count, timestamp
 from storage.models import HOUR, NotifyMode
 
 
@@ -126,15 +126,14 @@ class Correspondence(commands.Cog):
         if not ratings:
             embed.description = "No rated game yet."
         for r in ratings[:25]:
-            mark = " (provisional)" if r.deviation > PROVISIONAL_DEVIATION else ""
+            # A provisional rating is a first guess: its ±95% range (often ±500 and more)
+            # would alarm more than inform.
+            if r.deviation > PROVISIONAL_DEVIATION:
+                shown = f"**{r.rating:.0f}** (provisional)"
+            else:
+                shown = f"**{r.rating:.0f}** ±{2 * r.deviation:.0f}"
             name = await variants.name_of_key(r.variant_id)
-            embed.add_field(
-                name=name,
-                value=(
-                    f"**{r.rating:.0f}** ±{2 * r.deviation:.0f}{mark}\n"
-                    f"{r.wins}W {r.draws}D {r.losses}L"
-                ),
-            )
+            embed.add_field(name=name, value=f"{shown}\n{r.wins}W {r.draws}D {r.losses}L")
         history = await storage.ratings.history(who.id, limit=5)
         if history:
             lines = [
@@ -158,7 +157,7 @@ class Correspondence(commands.Cog):
             embed.description = "\n".join(
                 f"{e.rank}. **{e.display_name or e.user_id}** {e.rating:.0f}"
                 + (" *(provisional)*" if e.deviation > PROVISIONAL_DEVIATION else "")
-                + f" · {e.games} games"
+                + f" · {count(e.games, 'game')}"
                 for e in entries
             )
             embed.set_footer(

@@ -9,8 +9,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import Fairy, animation_file, fairy, install, picture_file
+from bot.cogs.common import Fairy, animation_file, defer_first, fairy, install, picture_file
 from bot.ui.embeds import games_embed, piece_embed, rules_embed, variants_embed
+from bot.ui.format import count
 
 
 class Info(commands.Cog):
@@ -39,11 +40,11 @@ class Info(commands.Cog):
     )
     @app_commands.describe(game="The game number (only needed outside the game's thread)")
     async def history(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        # The replay takes seconds on a long game: acknowledge first.
+        await defer_first(interaction, ephemeral=True)
         service = self.bot.service
         channel_id = interaction.channel_id or 0
         record = await service.history(channel_id=channel_id, game_id=game)
-        # The replay takes seconds on a long game: acknowledge first.
-        await interaction.response.defer(thinking=True, ephemeral=True)
         files = [discord.File(io.BytesIO(record.text.encode()), filename=record.filename)]
         pgn = await service.pgn(channel_id=channel_id, game_id=game)
         if pgn is not None:
@@ -56,7 +57,8 @@ class Info(commands.Cog):
         if pgn is not None:
             lines.append("a PGN that other chess tools read")
         if animation is not None:
-            lines.append(f"the whole game as an animation ({animation.plies} plies)")
+            plies = count(animation.plies, "ply", "plies")
+            lines.append(f"the whole game as an animation ({plies})")
         await interaction.followup.send(
             content=", ".join(lines[:-1]) + (f" and {lines[-1]}." if len(lines) > 1 else "."),
             files=files,

@@ -11,8 +11,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.boards import acknowledge, post_move, post_view
-from bot.cogs.common import Fairy, fairy, install, send_error, user_ref
+from bot.cogs.common import Fairy, answered, defer_first, fairy, install, send_error, user_ref
 from bot.service.models import EndResult, GameView, OfferView
+from bot.service.offer_posts import OfferPostService
 from bot.ui.format import mention
 
 log = logging.getLogger("fairypost.play")
@@ -76,6 +77,7 @@ class Play(commands.Cog):
     async def move(
         self, interaction: discord.Interaction[Any], move: str, game: int | None = None
     ) -> None:
+        await defer_first(interaction, ephemeral=True)
         user = user_ref(interaction.user)
         result = await self.bot.service.play(
             channel_id=interaction.channel_id or 0, user=user, text=move, game_id=game
@@ -106,6 +108,7 @@ class Play(commands.Cog):
         private: bool = False,
         game: int | None = None,
     ) -> None:
+        await defer_first(interaction, ephemeral=private)
         view = await self.bot.service.board(
             channel_id=interaction.channel_id or 0,
             user_id=interaction.user.id,
@@ -119,24 +122,25 @@ class Play(commands.Cog):
     async def moves(
         self, interaction: discord.Interaction[Any], square: str, game: int | None = None
     ) -> None:
-        view, moves = await self.bot.service.moves_from(
+        await defer_first(interaction, ephemeral=True)
+        found = await self.bot.service.moves_from(
             channel_id=interaction.channel_id or 0,
             user_id=interaction.user.id,
             square=square,
             game_id=game,
         )
-        listing = ", ".join(moves) if moves else "no legal move"
+        listing = ", ".join(found.moves) if found.moves else "no legal move"
+        where = f"From {found.square}"
+        if found.planning:
+            where += " (if it were your turn: planning ahead)"
         await post_view(
-            self.bot,
-            interaction,
-            view,
-            headline=f"From {square.strip().lower()}: {listing}",
-            ephemeral=True,
+            self.bot, interaction, found.view, headline=f"{where}: {listing}", ephemeral=True
         )
 
     @app_commands.command(name="resign", description="Resign this game")
     @app_commands.describe(game=GAME)
     async def resign(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        await defer_first(interaction, ephemeral=True)
         result = await self.bot.service.resign(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
@@ -147,6 +151,7 @@ class Play(commands.Cog):
     )
     @app_commands.describe(game=GAME)
     async def abort(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        await defer_first(interaction, ephemeral=True)
         await self.bot.service.abort(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
@@ -155,6 +160,7 @@ class Play(commands.Cog):
     @app_commands.command(name="draw", description="Offer a draw (or accept your opponent's offer)")
     @app_commands.describe(game=GAME)
     async def draw(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        await defer_first(interaction)  # an offer is posted for both players to see
         outcome = await self.bot.service.offer_draw(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
@@ -170,6 +176,7 @@ class Play(commands.Cog):
     async def takeback(
         self, interaction: discord.Interaction[Any], game: int | None = None
     ) -> None:
+        await defer_first(interaction)  # the request is posted for both players to see
         offer = await self.bot.service.request_takeback(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
@@ -192,13 +199,25 @@ class Play(commands.Cog):
                 "their last move" if offer.takeback.plies == 1 else "their last move and your reply"
             )
             text = f"{mention(offer.to_id)}, {offer.by_name} asks to take back {plies}."
-        await interaction.response.send_message(text, view=offer_view(kind, request_id))
+        message = await interaction.followup.send(
+            text, view=offer_view(kind, request_id), wait=True
+        )
+        answered(interaction)
+        posts = OfferPostService(self.bot.service)
+        await posts.record(kind, request_id, offer.game.id, message.channel.id, message.id)
+        # Moves after this one settle the post through their effects; a move made while
+        # this post was being sent may have settled the request already.
+        for post in await posts.to_settle(offer.game.id):
+            if (post.kind, post.request_id) == (kind, request_id):
+                await message.edit(content=post.text, view=None)
+                await posts.settled(kind, request_id)
 
 
 async def answer_offer(
     bot: Fairy, interaction: discord.Interaction[Any], kind: str, request_id: int, accept: bool
 ) -> None:
     """The opponent's answer to a draw offer or a takeback request, from its buttons."""
+    await interaction.response.defer()
     user = user_ref(interaction.user)
     service = bot.service
     outcome: OfferView | EndResult | GameView
@@ -210,7 +229,7 @@ async def answer_offer(
     except Exception as exc:
         await send_error(interaction, exc, f"{kind} {request_id}")
         return
-    await interaction.response.defer()
+    posts = OfferPostService(service)
     if isinstance(outcome, OfferView):
         request = outcome.offer or outcome.takeback
         verdict = request.status.value if request is not None else "declined"
@@ -218,10 +237,12 @@ async def answer_offer(
         await interaction.edit_original_response(
             content=f"The {what} was {verdict} by {user.name}.", view=None
         )
+        await posts.settled(kind, request_id)
         return
     await interaction.edit_original_response(
         content=f"{user.name} accepted the {'draw' if kind == 'draw' else 'takeback'}.", view=None
     )
+    await posts.settled(kind, request_id)
     # The board (or the final result) follows in the thread: a recorded effect of the event.
     bot.effects.poke()
     bot.timers.poke()

@@ -96,13 +96,15 @@ class GameCache:
         self._forget_moves(game_id)
 
     def legal_moves(self, game_id: int, game: RulesGame) -> list[LegalMove]:
-        """The legal moves with their notation, computed once per cached position
-        (autocomplete); `put` forgets them."""
+        """The legal moves with their notation, in the order a player scans them
+        (`scan_order`), computed once per cached position (autocomplete, /moves, the Move
+        button); `put` forgets them."""
         key = (game_id, game.ply)
         found = self._moves.get(key)
         if found is None:
             self._forget_moves(game_id)
-            found = game.legal_moves()
+            names = [p.name for p in game.variant.pieces]
+            found = scan_order(game.legal_moves(), names)
             self._moves[key] = found
         return found
 
@@ -116,27 +118,75 @@ def replay(variant: Variant, coordinates: Sequence[str]) -> RulesGame:
 
 
 _SEPARATORS = re.compile(r"[\s\-x:·]+")
+_LETTERS = re.compile(r"[A-Z]{1,2}")
+_SHORT = re.compile(r"(?P<letters>[A-Z]{1,2})?[x:]?(?P<target>[a-p]\d{1,2})")
 
 
 def _squash(text: str) -> str:
     return _SEPARATORS.sub("", text).lower()
 
 
+def _letters_of(m: LegalMove) -> str:
+    """The piece letters a printed move starts with (`` for a Pawn, `O` for castling)."""
+    found = _LETTERS.match(m.notation)
+    return found.group(0) if found else ""
+
+
+def scan_order(moves: Sequence[LegalMove], piece_order: Sequence[str]) -> list[LegalMove]:
+    """Moves as a player scans them: by piece type (the variant's order, King first), then
+    the piece's square, then the destination (files, then ranks)."""
+    rank = {name: i for i, name in enumerate(piece_order)}
+
+    def key(m: LegalMove) -> tuple[int, int, int, int, int, int]:
+        origin = m.move.origin
+        return (
+            rank.get(m.piece_name, len(rank)),
+            origin is None,
+            origin.file if origin else 0,
+            origin.rank if origin else 0,
+            m.move.target.file,
+            m.move.target.rank,
+        )
+
+    return sorted(moves, key=key)
+
+
 def suggest(moves: Sequence[LegalMove], typed: str, limit: int = 25) -> list[Suggestion]:
-    """Legal moves matching what the player typed so far, best matches first: the
-    printed form or the coordinates starting with it, then containing it."""
-    key = _squash(typed)
-    first: list[Suggestion] = []
-    later: list[Suggestion] = []
+    """Legal moves matching what the player typed so far, in the order given (see
+    `scan_order`), the closest matches first: `x` narrows to captures (`xd5`: captures on
+    d5); piece letters (`N`, `SN`) to that piece's moves; a square (`e4`) to the moves
+    that end there, then those that start there; a short move (`Nf3`, `exd5`) to the moves
+    it names; anything else to the printed form or coordinates starting with it, then
+    containing it."""
+    text = "".join(typed.split())
+    key = _squash(text)
+    tiers: list[list[LegalMove]] = [[], [], []]
     for m in moves:
-        printed = _squash(m.notation)
-        coords = _squash(m.coordinates)
-        label = f"{m.notation} · {m.piece_name}" if m.piece_name else m.notation
-        item = Suggestion(label[:100], m.notation[:100])
-        if not key or printed.startswith(key) or coords.startswith(key):
-            first.append(item)
+        printed, coords = _squash(m.notation), _squash(m.coordinates)
+        target = m.move.target.name
+        capture = "x" in m.notation.split(" ")[0]
+        if text[:1] == "x":
+            if capture and target.startswith(key):
+                tiers[0].append(m)
+        elif not key:
+            tiers[0].append(m)
+        elif _LETTERS.fullmatch(text):
+            if _letters_of(m).startswith(text):
+                tiers[0 if _letters_of(m) == text else 1].append(m)
+        elif (short := _SHORT.fullmatch(text)) and target == short["target"]:
+            letters = short["letters"]
+            if letters is None or _letters_of(m) == letters:
+                tiers[0].append(m)
+            elif printed.startswith(key) or coords.startswith(key):
+                tiers[1].append(m)
+        elif printed.startswith(key) or coords.startswith(key):
+            tiers[1].append(m)
         elif key in printed or key in coords:
-            later.append(item)
-        if len(first) >= limit:
+            tiers[2].append(m)
+    out = []
+    for m in tiers[0] + tiers[1] + tiers[2]:
+        label = f"{m.notation} · {m.piece_name}" if m.piece_name else m.notation
+        out.append(Suggestion(label[:100], m.notation[:100]))
+        if len(out) >= limit:
             break
-    return (first + later)[:limit]
+    return out

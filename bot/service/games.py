@@ -40,6 +40,7 @@ from bot.service.models import (
     MoveResult,
     OfferView,
     Picture,
+    PieceMoves,
     RecordFile,
     Scene,
     Suggestion,
@@ -415,8 +416,9 @@ class GameService:
 
     async def moves_from(
         self, *, channel_id: int, user_id: int, square: str, game_id: int | None = None
-    ) -> tuple[GameView, list[str]]:
-        """The picture with the legal destinations of the piece on `square` marked."""
+    ) -> PieceMoves:
+        """The picture with the legal destinations of the piece on `square` marked. For a
+        piece whose side is not to move, the moves it would have if it were (planning)."""
         game = await self.find(channel_id, game_id)
         rules_game = await self._rules(game)
         geo = rules_game.variant.geometry
@@ -427,11 +429,21 @@ class GameService:
         piece = pos.piece_at(sq)
         if piece is None:
             raise BadRequestError(f"There is no piece on {geo.name(sq)}.")
-        moves = [
-            m
-            for m in self.cache.legal_moves(game.id, rules_game)
-            if m.move.origin is not None and geo.index(m.move.origin.file, m.move.origin.rank) == sq
-        ]
+        planning = game.is_active and piece.color != pos.side
+        if planning:
+            ahead = RulesGame(rules_game.variant, pos.planning_copy(piece.color))
+            legal = ahead.legal_moves()
+        else:
+            legal = self.cache.legal_moves(game.id, rules_game)
+        moves = sorted(
+            (
+                m
+                for m in legal
+                if m.move.origin is not None
+                and geo.index(m.move.origin.file, m.move.origin.rank) == sq
+            ),
+            key=lambda m: (m.move.target.file, m.move.target.rank),
+        )
         targets = sorted({geo.index(m.move.target.file, m.move.target.rank) for m in moves})
         captures = [t for t in targets if pos.board[t]]
         quiet = [t for t in targets if not pos.board[t]]
@@ -445,7 +457,7 @@ class GameService:
             captures=captures,
             selected=sq,
         )
-        return view, [m.notation for m in moves]
+        return PieceMoves(view, geo.name(sq), tuple(m.notation for m in moves), planning)
 
     # ------------------------------------------------------------------ endings and offers
 

@@ -133,6 +133,17 @@ class GameView:
 
 
 @dataclass(frozen=True, slots=True)
+class PieceMoves:
+    """`/moves`: a piece's moves on the picture; `planning` when its side is not to move
+    and these are the moves it would have if it were."""
+
+    view: GameView
+    square: str
+    moves: tuple[str, ...]
+    planning: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class MoveResult:
     view: GameView
     notation: str

@@ -33,3 +33,8 @@ def days(seconds: int | None) -> str:
         return "no clock (casual)"
     d = seconds // 86_400
     return f"{d} day{'s' if d != 1 else ''} per move"
+
+
+def count(n: int, word: str, plural: str | None = None) -> str:
+    """`1 game`, `2 games`, `1 ply`, `3 plies`."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"

@@ -224,8 +224,12 @@ async def test_autocomplete_lists_legal_moves_by_prefix(service: GameService) ->
 
 async def test_moves_from_a_square(service: GameService) -> None:
     await start_game(service, "chess")
-    _view, moves = await service.moves_from(channel_id=THREAD, user_id=ANN.id, square="g1")
-    assert moves == ["Ng1-f3", "Ng1-h3"]
+    found = await service.moves_from(channel_id=THREAD, user_id=ANN.id, square="g1")
+    assert found.moves == ("Ng1-f3", "Ng1-h3") and not found.planning
+    # Black's Knight during White's turn: the moves it would have, marked as planning.
+    ahead = await service.moves_from(channel_id=THREAD, user_id=BOB.id, square="g8")
+    assert ahead.moves == ("Ng8-f6", "Ng8-h6") and ahead.planning
+    assert ahead.view.scene.highlights and ahead.view.scene.selected is not None
     with pytest.raises(ServiceError, match="no piece on e4"):
         await service.moves_from(channel_id=THREAD, user_id=ANN.id, square="e4")
     with pytest.raises(ServiceError, match="not a square"):
