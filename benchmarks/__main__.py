@@ -20,7 +20,17 @@ from collections.abc import Sequence
 
 from benchmarks.common import Row, optional_import
 
-MODULES = ("rules", "pipeline", "storage", "load", "render", "search", "match", "variants")
+MODULES = (
+    "rules",
+    "pipeline",
+    "storage",
+    "load",
+    "render",
+    "interactions",
+    "search",
+    "match",
+    "variants",
+)
 COLUMNS = ("section", "entry", "Fairy Post", "peer", "peer value", "ratio", "goal")
 
 

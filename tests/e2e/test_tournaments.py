@@ -74,18 +74,24 @@ async def run_tournament(
     bot = FairyPost(database=db, clock=clock)
     async with run_bot(fake, bot):
         finished = 0
+        resigned: set[int] = set()  # the end post of a game may come after the table's
+
+        def playable() -> list[FakeChannel]:
+            return [
+                t
+                for t in game_threads(fake, world.lobby)
+                if t.id not in resigned and not _over(fake, t)
+            ]
+
         while finished < expected_games:
-            await fake.wait_until(
-                lambda: any(t for t in game_threads(fake, world.lobby) if not _over(fake, t)),
-                WAIT,
-                "a game to play",
-            )
-            thread = next(t for t in game_threads(fake, world.lobby) if not _over(fake, t))
+            await fake.wait_until(lambda: bool(playable()), WAIT, "a game to play")
+            thread = playable()[0]
             intro = await fake.wait_for_message(thread, include_existing=True, timeout=WAIT)
             loser_id = intro.mention_ids[1]
             loser = next(p for p in players if p.id == loser_id)
             tables = len(crosstables(fake, home))
             await resign_in(fake, thread, loser)
+            resigned.add(thread.id)
             finished += 1
             await fake.wait_until(
                 lambda n=tables: len(crosstables(fake, home)) > n, WAIT, "the table after a result"
