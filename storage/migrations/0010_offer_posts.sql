@@ -1,4 +1,4 @@
--- 0009: where each draw offer and takeback request was posted, so that the post can be
+-- 0010: where each draw offer and takeback request was posted, so that the post can be
 -- edited when the request is settled in any way (answered, or lapsed because a player moved
 -- or the game ended): the buttons go and the post says what happened. `settled_at` is set
 -- once the post shows the settled state; posts of settled requests still unsettled are
