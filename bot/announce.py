@@ -20,6 +20,7 @@ from typing import Literal
 import discord
 
 from bot.service import consequences
+from bot.service.conditional import DROPPED
 from bot.service.consequences import GameEvent, game_event, notice
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.games import GameService
@@ -63,6 +64,11 @@ def install(
         registry.register(kind, game_post)
     registry.register(consequences.REPLAY, replay_post)
     registry.register(consequences.NOTICE, notice_post)
+
+    async def conditional_dropped(run: EffectRun) -> None:
+        await post_conditional_dropped(bot, run)
+
+    registry.register(DROPPED, conditional_dropped)
     registry.register(consequences.CHALLENGE_EXPIRED, challenge_expired)
 
 
@@ -158,7 +164,8 @@ async def link_challenge(bot: Poster, event: GameEvent, thread_id: int) -> None:
 def headline(event: GameEvent) -> str | None:
     who = event.actor_name or "A player"
     if event.kind == consequences.MOVED or event.notation is not None:
-        return f"{who} played **{event.notation}**"
+        note = " *(conditional move)*" if event.conditional else ""
+        return f"{who} played **{event.notation}**{note}"
     if event.kind == consequences.TAKEBACK:
         return f"{who} accepted the takeback."
     if event.kind != consequences.ENDED:
@@ -194,6 +201,8 @@ def content(event: GameEvent) -> str:
             names = {g.white_id: view.white_name, g.black_id: view.black_name}
             text += "\n" + rating_lines(event.rating_changes, names)
         return text
+    if event.answered:
+        return ""  # the conditional answer's post follows: nobody is asked to move here
     return f"{to_move_mention(view)}, your move."
 
 
@@ -219,7 +228,7 @@ async def post_game_event(bot: Poster, run: EffectRun) -> None:
 
     async def send(nonce: str) -> tuple[int, int]:
         message = await channel.send(
-            content=content(event),
+            content=content(event) or None,
             embed=game_embed(event.view, headline=headline(event)),
             file=discord.File(
                 io.BytesIO(picture.png),
@@ -302,6 +311,39 @@ async def post_notice(bot: Poster, run: EffectRun) -> None:
                 log.info("DM to %s refused; mentioning in the thread instead", note.user_id)
         channel = await channel_of(bot, g.thread_id or g.channel_id)
         message = await channel.send(f"{mention(note.user_id)} {text}", nonce=nonce)
+        return message.channel.id, message.id
+
+    await run.post(send)
+
+
+async def post_conditional_dropped(bot: Poster, run: EffectRun) -> None:
+    """A player's conditional moves were dropped for a reason they should hear (an answer
+    that could not be played): told privately, by DM. If Discord refuses the DM, a mention
+    in the game's thread says so without naming any move (they stay the player's secret)."""
+    payload = run.effect.payload
+    user_id, reason = payload.get("user_id"), payload.get("reason")
+    if run.effect.game_id is None or not isinstance(user_id, int):
+        raise GiveUp("a conditional notice without a game or a player")
+    if run.posted:
+        return
+    g = await bot.service.storage.games.get(run.effect.game_id)
+    where = f"<#{g.thread_id}>" if g.thread_id else f"game #{g.id}"
+    your_move = " It is your move." if g.is_active and g.to_move_id == user_id else ""
+    text = f"Your conditional moves in {where} were dropped: {reason}.{your_move}"
+
+    async def send(nonce: str) -> tuple[int, int]:
+        try:
+            user = bot.get_user(user_id) or await bot.fetch_user(user_id)
+            message = await user.send(text, nonce=nonce)
+            return message.channel.id, message.id
+        except discord.Forbidden:
+            log.info("DM to %s refused; a move-less notice in the thread instead", user_id)
+        channel = await channel_of(bot, g.thread_id or g.channel_id)
+        message = await channel.send(
+            f"{mention(user_id)}, your conditional moves in this game were dropped: one of "
+            f"your answers could not be played.{your_move}",
+            nonce=nonce,
+        )
         return message.channel.id, message.id
 
     await run.post(send)

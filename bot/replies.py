@@ -8,9 +8,10 @@ and the player gets an apology quoting that id.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 
-from bot.service.errors import ServiceError
+from bot.service.errors import LineStepError, ServiceError
 from rules.errors import AmbiguousMoveError, GameOverError, MoveError, RulesError, VariantError
 from storage.errors import (
     ChallengeExpiredError,
@@ -37,8 +38,29 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?", ")")) else text + "."
 
 
+_THEIRS = (
+    (re.compile(r"\byours\b"), "theirs"),
+    (re.compile(r"\byour\b"), "their"),
+    (re.compile(r"\bYour\b"), "Their"),
+    (re.compile(r"\byou\b"), "they"),
+    (re.compile(r"\bYou\b"), "They"),
+)
+
+
+def _as_opponent(text: str) -> str:
+    """A refusal of the rules engine, which speaks to the player to move, said of the
+    opponent (a conditional line names the opponent's moves too): "no Knight of theirs"."""
+    for pattern, word in _THEIRS:
+        text = pattern.sub(word, text)
+    return text
+
+
 def refusal(exc: BaseException) -> str | None:
     """The player-facing message for a known refusal, or None if `exc` is unexpected."""
+    if isinstance(exc, LineStepError):
+        text = refusal(exc.cause) or _sentence(str(exc.cause))
+        mine = exc.mine or isinstance(exc.cause, AmbiguousMoveError)  # "which one do you mean"
+        return exc.prefix + (text if mine else _as_opponent(text))
     if isinstance(exc, ServiceError):
         return exc.message
     if isinstance(exc, AmbiguousMoveError) and len(exc.candidates) > 1:

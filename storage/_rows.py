@@ -234,6 +234,7 @@ def move(row: Row) -> Move:
         coordinate=row["coordinate"],
         position_hash=row["position_hash"],
         made_at=row["made_at"],
+        conditional=bool(row["conditional"]),
     )
 
 
@@ -249,6 +250,7 @@ def archived_move(row: Row) -> ArchivedMove:
         made_at=row["made_at"],
         takeback_id=row["takeback_id"],
         archived_at=row["archived_at"],
+        conditional=bool(row["conditional"]),
     )
 
 

@@ -145,6 +145,12 @@ async def drop_pending_reminders(tx: Tx, game_id: int) -> None:
     )
 
 
+async def drop_conditional_moves(tx: Tx, game_id: int) -> int:
+    """Conditional moves never outlive the position they were made for: every ending and
+    takeback drops them (`storage.conditional`)."""
+    return await tx.run("DELETE FROM conditional_moves WHERE game_id = ?", (game_id,))
+
+
 async def lapse_requests(tx: Tx, game_id: int, now: int, *, offered_by: int | None = None) -> None:
     """Pending takebacks lapse on any change of the game; draw offers lapse when their
     offerer moves (`offered_by`) or when the game ends (no `offered_by`)."""
@@ -273,6 +279,7 @@ async def finish_game(
         raise GameMovedOnError(game.id, game.ply_count)
     await lapse_requests(tx, game.id, now)
     await tx.run("DELETE FROM notifications WHERE game_id = ?", (game.id,))
+    await drop_conditional_moves(tx, game.id)
     ended = await fetch_game(tx, game.id)
     tx.emit(
         StorageEvent(EventKind.GAME_ENDED, now, game=ended, ply=ended.ply_count, actor_id=actor_id)

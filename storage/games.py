@@ -13,6 +13,8 @@ import logging
 
 from storage import _rows, _shared
 from storage.clock import bank_after_move
+from storage.conditional import ConditionalPlan
+from storage.conditional import after_move as after_conditional_move
 from storage.db import Database, Tx
 from storage.engine import UNKNOWN_ENGINE_VERSION, Engine, replay_game
 from storage.errors import (
@@ -232,87 +234,132 @@ class Games:
         return [_rows.archived_move(row) for row in rows]
 
     async def append_move(
-        self, game_id: int, user_id: int, expected_ply: int, move: NewMove, now: int
+        self,
+        game_id: int,
+        user_id: int,
+        expected_ply: int,
+        move: NewMove,
+        now: int,
+        *,
+        conditional: ConditionalPlan | None = None,
+        answer: NewMove | None = None,
     ) -> AppendedMove:
         """Records a validated move as ply `expected_ply + 1` and updates the game row in the
         same transaction. Raises `GameMovedOnError` if the game is no longer at
         `expected_ply`, `GameEndedError` if it is over, `NotYourTurnError`, and
-        `DeadlinePassedError` when the clock ran out first."""
-        notation = _rows.check_text("the move notation", move.notation, max_len=64)
-        coordinate = _rows.check_token("the coordinate move", move.coordinate, max_len=32)
-        position_hash = _rows.hash_text(move.position_hash)
-        position = _rows.check_text(
-            "the position text", move.position_text, max_len=_rows.MAX_POSITION
-        )
+        `GameLostOnTimeError` when the clock ran out first (the loss is committed).
+
+        `conditional` is what the move does to the waiting player's conditional moves (see
+        `storage.conditional`; without it they are dropped), and `answer` that player's
+        conditional answer, recorded as the next ply in the same transaction: nothing can
+        come between the two moves, and the opponent's turn starts after the answer."""
+        self._check_move(move)
+        if answer is not None:
+            self._check_move(answer)
+            if conditional is None or conditional.owner_id is None:
+                raise InvalidValueError("a conditional answer needs the plan it comes from")
+        async with self._db.transaction() as tx:
+            appended = await self._append(tx, game_id, user_id, expected_ply, move, now)
+            await after_conditional_move(tx, game_id, conditional, now)
+            if answer is not None:
+                assert conditional is not None and conditional.owner_id is not None
+                answered = await self._append(
+                    tx, game_id, conditional.owner_id, expected_ply + 1, answer, now
+                )
+                appended = AppendedMove(answered.game, appended.move, answered.move)
+        return appended
+
+    def _check_move(self, move: NewMove) -> None:
+        _rows.check_text("the move notation", move.notation, max_len=64)
+        _rows.check_token("the coordinate move", move.coordinate, max_len=32)
+        _rows.hash_text(move.position_hash)
+        _rows.check_text("the position text", move.position_text, max_len=_rows.MAX_POSITION)
         if move.outcome is not None:
             self._check_outcome(move.outcome)
-        async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
-            mover = game.color_of(user_id)
-            if mover is None:
-                raise NotAParticipantError(user_id)
-            if mover is not game.turn:
-                raise NotYourTurnError(user_id)
-            ply = expected_ply + 1
-            banks = {Color.WHITE: game.white_bank, Color.BLACK: game.black_bank}
-            if game.deadline_at is not None:
-                banks[mover] = bank_after_move(game.clock, game.deadline_at - now)
-            elif game.paused_remaining is not None:
-                banks[mover] = bank_after_move(game.clock, game.paused_remaining)
+
+    async def _append(
+        self, tx: Tx, game_id: int, user_id: int, expected_ply: int, move: NewMove, now: int
+    ) -> AppendedMove:
+        """One move inside the caller's transaction (see `append_move`)."""
+        notation, coordinate = move.notation, move.coordinate
+        position_hash = _rows.hash_text(move.position_hash)
+        game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
+        mover = game.color_of(user_id)
+        if mover is None:
+            raise NotAParticipantError(user_id)
+        if mover is not game.turn:
+            raise NotYourTurnError(user_id)
+        ply = expected_ply + 1
+        banks = {Color.WHITE: game.white_bank, Color.BLACK: game.black_bank}
+        if game.deadline_at is not None:
+            banks[mover] = bank_after_move(game.clock, game.deadline_at - now)
+        elif game.paused_remaining is not None:
+            banks[mover] = bank_after_move(game.clock, game.paused_remaining)
+        await tx.run(
+            "INSERT INTO moves (game_id, ply, color, notation, coordinate, position_hash, "
+            "made_at, conditional) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                game_id,
+                ply,
+                mover.value,
+                notation,
+                coordinate,
+                position_hash,
+                now,
+                int(move.conditional),
+            ),
+        )
+        next_turn = move.turn_after or mover.other
+        changed = await tx.run(
+            "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "
+            "turn = ?, white_bank = ?, black_bank = ?, deadline_at = NULL, "
+            "paused_remaining = NULL, updated_at = greatest(updated_at, ?), "
+            "revision = revision + 1 WHERE id = ? AND status = 'active' AND ply_count = ?",
+            (
+                ply,
+                move.position_text,
+                self._engine_version,
+                next_turn.value,
+                banks[Color.WHITE],
+                banks[Color.BLACK],
+                now,
+                game_id,
+                expected_ply,
+            ),
+        )
+        if changed != 1:  # pragma: no cover - the write lock makes the read current
+            raise GameMovedOnError(game_id, expected_ply)
+        await _shared.lapse_requests(tx, game_id, now, offered_by=user_id)
+        game = await _shared.fetch_game(tx, game_id)
+        if move.outcome is not None:
+            await _shared.finish_game(tx, game, move.outcome, now, actor_id=user_id)
+        else:
+            deadline, paused = await _shared.start_turn(
+                tx,
+                game_id=game_id,
+                ply=ply,
+                user_id=game.player_id(next_turn),
+                clock=game.clock,
+                bank=banks[next_turn],
+                now=now,
+            )
             await tx.run(
-                "INSERT INTO moves (game_id, ply, color, notation, coordinate, position_hash, "
-                "made_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, ply, mover.value, notation, coordinate, position_hash, now),
+                "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
+                (deadline, paused, game_id),
             )
-            next_turn = move.turn_after or mover.other
-            changed = await tx.run(
-                "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "
-                "turn = ?, white_bank = ?, black_bank = ?, deadline_at = NULL, "
-                "paused_remaining = NULL, updated_at = greatest(updated_at, ?), "
-                "revision = revision + 1 WHERE id = ? AND status = 'active' AND ply_count = ?",
-                (
-                    ply,
-                    position,
-                    self._engine_version,
-                    next_turn.value,
-                    banks[Color.WHITE],
-                    banks[Color.BLACK],
+            tx.emit(
+                StorageEvent(
+                    EventKind.MOVE_PLAYED,
                     now,
-                    game_id,
-                    expected_ply,
-                ),
-            )
-            if changed != 1:  # pragma: no cover - the write lock makes the read current
-                raise GameMovedOnError(game_id, expected_ply)
-            await _shared.lapse_requests(tx, game_id, now, offered_by=user_id)
-            game = await _shared.fetch_game(tx, game_id)
-            if move.outcome is not None:
-                await _shared.finish_game(tx, game, move.outcome, now, actor_id=user_id)
-            else:
-                deadline, paused = await _shared.start_turn(
-                    tx,
-                    game_id=game_id,
+                    game=await _shared.fetch_game(tx, game_id),
                     ply=ply,
-                    user_id=game.player_id(next_turn),
-                    clock=game.clock,
-                    bank=banks[next_turn],
-                    now=now,
+                    actor_id=user_id,
                 )
-                await tx.run(
-                    "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
-                    (deadline, paused, game_id),
-                )
-                tx.emit(
-                    StorageEvent(
-                        EventKind.MOVE_PLAYED,
-                        now,
-                        game=await _shared.fetch_game(tx, game_id),
-                        ply=ply,
-                        actor_id=user_id,
-                    )
-                )
-            game = await _shared.fetch_game(tx, game_id)
-        recorded = Move(game_id, ply, mover, notation, coordinate, position_hash, now)
+            )
+        game = await _shared.fetch_game(tx, game_id)
+        recorded = Move(
+            game_id, ply, mover, notation, coordinate, position_hash, now, move.conditional
+        )
         return AppendedMove(game=game, move=recorded)
 
     # --- endings -----------------------------------------------------------------------

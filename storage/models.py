@@ -368,6 +368,8 @@ class NewMove:
     """Who moves next; None means the other side (set it for multi-move turns)."""
     outcome: Outcome | None = None
     """Set when this move ended the game."""
+    conditional: bool = False
+    """A conditional answer, played for its player (`storage.conditional`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,6 +381,8 @@ class Move:
     coordinate: str
     position_hash: str
     made_at: int
+    conditional: bool = False
+    """Played for its player as a conditional answer (`storage.conditional`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,12 +399,15 @@ class ArchivedMove:
     made_at: int
     takeback_id: int
     archived_at: int
+    conditional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class AppendedMove:
     game: Game
     move: Move
+    answer: Move | None = None
+    """The conditional answer recorded with the move, if one was (`Games.append_move`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -275,12 +275,13 @@ class Takebacks:
             turn = Color(first_removed["color"])
             await tx.run(
                 "INSERT INTO archived_moves (game_id, ply, color, notation, coordinate, "
-                "position_hash, made_at, takeback_id, archived_at) "
-                "SELECT game_id, ply, color, notation, coordinate, position_hash, made_at, ?, ? "
-                "FROM moves WHERE game_id = ? AND ply > ? ORDER BY ply",
+                "position_hash, made_at, conditional, takeback_id, archived_at) "
+                "SELECT game_id, ply, color, notation, coordinate, position_hash, made_at, "
+                "conditional, ?, ? FROM moves WHERE game_id = ? AND ply > ? ORDER BY ply",
                 (request_id, now, game.id, keep),
             )
             await tx.run("DELETE FROM moves WHERE game_id = ? AND ply > ?", (game.id, keep))
+            await _shared.drop_conditional_moves(tx, game.id)
             version = self._engine.version if self._engine else UNKNOWN_ENGINE_VERSION
             changed = await tx.run(
                 "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "

@@ -9,6 +9,7 @@ from types import TracebackType
 from storage import migrate as migrations
 from storage.backup import backup_database
 from storage.challenges import Challenges
+from storage.conditional import Conditionals
 from storage.db import DEFAULT_BUSY_TIMEOUT_MS, Database, Target, connect
 from storage.effects import Effects
 from storage.engine import Engine
@@ -48,6 +49,7 @@ class Storage:
         self.tournaments = Tournaments(db, engine)
         self.effects = Effects(db)
         self.variants = GuildVariants(db)
+        self.conditional = Conditionals(db)
 
     @classmethod
     async def open(

@@ -18,6 +18,7 @@ EXTENSIONS = (
     "bot.cogs.info",
     "bot.cogs.correspondence",
     "bot.cogs.tournaments",
+    "bot.cogs.conditional",
     "bot.cogs.privacy",
     "bot.cogs.server_config",
     "bot.cogs.moderation",

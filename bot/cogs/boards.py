@@ -94,7 +94,14 @@ async def post_move(
     view = result.view
     log.info("game %s ply %s: %s", view.game.id, view.game.ply_count, result.notation)
     ending = f" — **{view.status}**" if view.finished else ""
-    await acknowledge(bot, interaction, f"You played **{result.notation}**{ending}.")
+    text = f"You played **{result.notation}**."
+    if result.answer is not None:
+        answerer = view.name_of(view.game.opponent_of(user.id))
+        text = (
+            f"You played **{result.notation}**; {answerer} had left an answer to it, "
+            f"played at once: **{result.answer}** *(conditional move)*."
+        )
+    await acknowledge(bot, interaction, text[:-1] + f"{ending}.")
 
 
 # ---------------------------------------------------------------------------- the menus

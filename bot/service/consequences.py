@@ -142,6 +142,11 @@ class GameEvent:
     notation: str | None
     """The move played (for `game.moved`, and `game.ended` when a move ended it)."""
     rating_changes: tuple[RatingChange, ...]
+    conditional: bool = False
+    """The move was a conditional answer, played for its player."""
+    answered: bool = False
+    """A conditional answer followed the move at once: its own post comes next, and the
+    player who answered is not asked to move in between."""
 
 
 async def game_event(service: GameService, run: EffectRun) -> GameEvent | None:
@@ -169,7 +174,12 @@ async def game_event(service: GameService, run: EffectRun) -> GameEvent | None:
     if effect.kind == ENDED:
         changes = tuple(await service.storage.ratings.game_changes(game.id))
     name = await service.name_of(actor_id) if actor_id is not None else ""
-    return GameEvent(effect.kind, view, actor_id, name, notation, changes)
+    conditional = answered = False
+    if effect.kind in (MOVED, ENDED) and notation is not None and ply >= 1:
+        moves = await service.storage.games.moves(game.id)
+        conditional = len(moves) >= ply and moves[ply - 1].conditional
+        answered = len(moves) > ply and moves[ply].conditional
+    return GameEvent(effect.kind, view, actor_id, name, notation, changes, conditional, answered)
 
 
 @dataclass(frozen=True, slots=True)

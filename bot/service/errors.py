@@ -49,3 +49,17 @@ class PositionChangedError(ServiceError):
 
 class BadRequestError(ServiceError):
     """Anything else the player typed that we cannot act on; the message says why."""
+
+
+class LineStepError(ServiceError):
+    """A step of a conditional line that `/move` would refuse: `bot.replies` words it as
+    `/move` does (from `cause`), naming the step."""
+
+    def __init__(self, number: int, text: str, mine: bool, cause: Exception) -> None:
+        self.number = number
+        self.text = text
+        self.mine = mine
+        self.cause = cause
+        whose = "your answer" if mine else "your opponent's move"
+        self.prefix = f"Step {number} of the line ({whose}): "
+        super().__init__(f"{self.prefix}{cause}")

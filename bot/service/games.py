@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.service.clock import Clock
+from bot.service.conditional import position_key, reply_to
 from bot.service.describe import MAX_DESCRIPTION, describe_scene
 from bot.service.engine import (
     GameCache,
@@ -285,6 +286,19 @@ class GameService:
                 raise GameLostOnTimeError(game)
         return game
 
+    # For the other services of a game (conditional moves): the same rules cache and checks
+    # as the game's own actions (and the same `lock`).
+
+    async def rules(self, game: Game) -> RulesGame:
+        """The rules state of `game` at its stored ply (cached)."""
+        return await self._rules(game)
+
+    async def own_active_game(
+        self, channel_id: int, user_id: int, game_id: int | None
+    ) -> tuple[Game, Color]:
+        """The game a player acts on: theirs, and still going; their colour."""
+        return await self._own_active_game(channel_id, user_id, game_id)
+
     async def _participant(self, game: Game, user_id: int) -> Color:
         color = game.color_of(user_id)
         if color is None:
@@ -352,6 +366,8 @@ class GameService:
                 raise PositionChangedError(game.id)
             await self._check_turn(game, user.id)
             rules_game = await self._rules(game)
+            waiting = await self.storage.conditional.waiting(game.id)
+            before = position_key(rules_game.position)
             played = rules_game.play(text)
             outcome = rules_game.outcome()
             new = NewMove(
@@ -362,9 +378,18 @@ class GameService:
                 turn_after=Color.WHITE if rules_game.side_to_move == 0 else Color.BLACK,
                 outcome=storage_outcome(outcome) if outcome else None,
             )
+            # The waiting player's conditional answer, if the move matches one of their lines:
+            # played on `rules_game` and stored in the move's own transaction.
+            reply = reply_to(waiting, game, before, rules_game)
             try:
                 appended = await self.storage.games.append_move(
-                    game.id, user.id, game.ply_count, new, self.clock.now()
+                    game.id,
+                    user.id,
+                    game.ply_count,
+                    new,
+                    self.clock.now(),
+                    conditional=reply.plan,
+                    answer=reply.answer,
                 )
             except BaseException:
                 self.cache.drop(game.id)
@@ -372,8 +397,8 @@ class GameService:
             self.cache.put(game.id, rules_game, appended.game.revision)
             crashpoint("event.committed:move")
             self.game_ended(appended.game)
-            view = await self._view(appended.game, rules_game, last_move=played.notation)
-        return MoveResult(view, played.notation)
+            view = await self._view(appended.game, rules_game)
+        return MoveResult(view, played.notation, reply.answer_notation or None)
 
     async def turn_moves(
         self, game_id: int, user_id: int
@@ -716,7 +741,11 @@ class GameService:
         """The game as it was after `ply` moves (for posts made after the fact, such as
         those of effects resumed after a restart); None if those moves were taken back."""
         if ply == game.ply_count:
-            return await self._view(game, await self._rules(game))
+            try:
+                return await self._view(game, await self._rules(game))
+            except GameMovedOnError:
+                # A move came between the caller's read and ours: show `ply` from the moves.
+                game = await self.storage.games.get(game.id)
         moves = await self.storage.games.moves(game.id)
         if not 0 <= ply <= len(moves):
             return None
@@ -745,7 +774,7 @@ class GameService:
             tuple(captures),
             selected,
         )
-        in_check = game.is_active and rules_game.is_check()
+        in_check = (game.is_active or rules_game.ply < game.ply_count) and rules_game.is_check()
         return GameView(
             game=game,
             variant=variant_info(rules_game.variant),
@@ -760,9 +789,10 @@ class GameService:
         )
 
     def _status(self, game: Game, rules_game: RulesGame, in_check: bool) -> str:
-        if not game.is_active:
+        if not game.is_active and rules_game.ply >= game.ply_count:
             return _capital(self._ending(game))
-        side = "White" if game.turn is Color.WHITE else "Black"
+        # From the position shown: a post made after the fact shows an earlier ply.
+        side = "White" if rules_game.side_to_move == 0 else "Black"
         if rules_game.position.placing:
             return f"{side} to place a reserve piece"
         if rules_game.variant.goal == "royal-capture":

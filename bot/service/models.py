@@ -147,6 +147,9 @@ class PieceMoves:
 class MoveResult:
     view: GameView
     notation: str
+    answer: str | None = None
+    """The opponent's conditional answer, played at once after the move (`view` shows the
+    game after it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -212,7 +212,8 @@ async def test_a_migration_breaking_foreign_keys_is_rolled_back(db_target: str) 
     orphan = Migration(
         len(base) + 1,
         "0099_orphan.sql",
-        "INSERT INTO moves VALUES (424242, 1, 'white', 'A', 'a1a2', 'ab', 0);\n",
+        "INSERT INTO moves (game_id, ply, color, notation, coordinate, position_hash, made_at) "
+        "VALUES (424242, 1, 'white', 'A', 'a1a2', 'ab', 0);\n",
     )
     db = await connect(db_target)
     try:
