@@ -610,7 +610,12 @@ def in_file(exc: VariantError, text: str) -> VariantError:
 
 def _parse_definition(text: str, source: str) -> dict[str, Any]:
     """The data of a player's file merged over the built-in variant it extends."""
-    size = len(text.encode("utf-8"))
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise VariantError(
+            source, "", "the file is not UTF-8 text (it holds a lone surrogate character)"
+        ) from None
     if size > limits.MAX_FILE_BYTES:
         raise VariantError(
             source, "", f"{size:,} bytes; a definition may be at most {limits.MAX_FILE_BYTES:,}"
