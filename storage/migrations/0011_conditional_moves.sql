@@ -1,4 +1,4 @@
--- 0010: conditional moves ("if they play this, I answer that"). The player waiting for the
+-- 0011: conditional moves ("if they play this, I answer that"). The player waiting for the
 -- opponent's move keeps a tree of answers: each row is one branch, from a position where the
 -- opponent is to move (`node`, the rules engine's position hash) through the opponent's
 -- expected move (`reply`) and the owner's answer to the position after both (`child`).
