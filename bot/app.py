@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
@@ -15,6 +16,11 @@ import discord
 from bot.client import FairyPost
 from bot.config import Settings
 from bot.logs import setup_logging
+from bot.service.backups import BackupPlan
+from storage.backup import backup_folder, backup_hint
+from storage.db import parse_target
+from storage.errors import StorageError
+from storage.health import file_health
 
 log = logging.getLogger("fairypost")
 
@@ -43,6 +49,38 @@ class Backoff:
 UNREACHABLE = (aiohttp.ClientError, OSError, discord.DiscordServerError)
 
 
+async def database_sound(settings: Settings) -> bool:
+    """The start-up check: a SQLite file SQLite finds damaged is refused, with one line that
+    names the file and the command restoring the newest automatic backup."""
+    path = parse_target(settings.database).path
+    if path is None or not path.exists():
+        return True  # PostgreSQL checks its own pages; a new file is created sound
+    began = time.perf_counter()
+    try:
+        health = await asyncio.to_thread(file_health, path)
+    except StorageError as exc:
+        log.error("cannot check the database %s: %s", path, exc)
+        return False
+    if health.ok:
+        log.info("database %s: quick_check ok (%.1f s)", path, time.perf_counter() - began)
+        return True
+    folder = backup_folder(settings.database, settings.backup_dir)
+    log.error(
+        "the database %s is damaged (%s); not starting. %s",
+        path,
+        health.summary,
+        backup_hint(settings.database, folder),
+    )
+    return False
+
+
+def backup_plan(settings: Settings) -> BackupPlan | None:
+    folder = backup_folder(settings.database, settings.backup_dir)
+    if folder is None or settings.backup_hours == 0:
+        return None
+    return BackupPlan(folder, settings.backup_hours * 3600, settings.backup_keep)
+
+
 async def serve(
     settings: Settings,
     *,
@@ -51,6 +89,8 @@ async def serve(
 ) -> int:
     """Run the bot until it is stopped; retry with back-off while Discord is unreachable."""
     token = settings.require_token()
+    if make_bot is None and not await database_sound(settings):
+        return 2
     backoff = Backoff(give_up_after=settings.startup_retry)
 
     def build() -> FairyPost:
@@ -62,6 +102,7 @@ async def serve(
             dev_guild=settings.dev_guild,
             shard_ids=None if shards is None else list(shards.ids),
             shard_count=None if shards is None else shards.count,
+            backups=backup_plan(settings),
         )
 
     stopping = asyncio.Event()
@@ -100,6 +141,9 @@ async def serve(
             return 2
         except discord.PrivilegedIntentsRequired:
             log.error("Discord refused the requested intents")
+            return 2
+        except StorageError as exc:
+            log.error("cannot use the database: %s", exc)
             return 2
         except UNREACHABLE as exc:
             if bot.user is not None:  # it had logged in: a fresh outage, a fresh budget

@@ -16,8 +16,10 @@ from bot.cogs.boards import board_view
 from bot.cogs.common import send_error
 from bot.loops import DueLoop
 from bot.service import Clock, GameService, SystemClock, consequences
+from bot.service.backups import BackupPlan, BackupService
 from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
+from bot.service.inputs import OddTextError, odd_text
 from bot.service.pictures import Pictures, RendererPictures
 from bot.service.timers import DEFAULT_LEASE_SECONDS as TIMER_LEASE_SECONDS
 from bot.service.timers import TimerService
@@ -37,7 +39,34 @@ def intents() -> discord.Intents:
     return out
 
 
+def _string_options(options: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(name, value) of every string option of a command, subcommands included."""
+    out: list[tuple[str, str]] = []
+    for option in options:
+        if option.get("type") == discord.AppCommandOptionType.string.value:
+            value = option.get("value")
+            if isinstance(value, str):
+                out.append((str(option.get("name")), value))
+        out += _string_options(option.get("options") or [])
+    return out
+
+
 class FairyTree(app_commands.CommandTree["FairyPost"]):
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """Odd text (line breaks, control characters, overlong) in any string option of any
+        command is refused here, in a sentence, before the command runs (see
+        `bot.service.inputs`). Autocomplete is left alone: it only suggests."""
+        if interaction.type is not discord.InteractionType.application_command:
+            return True
+        data: dict[str, Any] = dict(interaction.data or {})
+        try:
+            for name, value in _string_options(list(data.get("options") or [])):
+                odd_text(name, value)
+        except OddTextError as exc:
+            await send_error(interaction, exc, "command options")
+            return False
+        return True
+
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
@@ -62,6 +91,7 @@ class FairyPost(commands.AutoShardedBot):
         clock: Clock | None = None,
         pictures: Pictures | None = None,
         lease_seconds: int | None = None,
+        backups: BackupPlan | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -82,6 +112,8 @@ class FairyPost(commands.AutoShardedBot):
         self._service: GameService | None = None
         self._timers: DueLoop | None = None
         self._effects: DueLoop | None = None
+        self._backups: DueLoop | None = None
+        self.backup_plan = backups
         self.effect_runner: EffectRunner | None = None
         target = parse_target(database)
         # One bot per SQLite file; several processes may share a PostgreSQL database.
@@ -167,6 +199,10 @@ class FairyPost(commands.AutoShardedBot):
             log.info("%d slash commands synced (global)", len(synced))
         self._timers.start()
         self._effects.start()
+        if self.backup_plan is not None and self._lock is not None:
+            backups = BackupService(self._lock.database, self.backup_plan, self.clock)
+            self._backups = DueLoop("backups", backups.run_due, backups.next_due_at, self.clock)
+            self._backups.start()
 
     async def on_ready(self) -> None:
         shards = "all shards" if self.shard_ids is None else f"shards {self.shard_ids}"
@@ -181,7 +217,7 @@ class FairyPost(commands.AutoShardedBot):
 
     async def close(self) -> None:
         """Stop the loops, let in-flight writes finish, close the database, disconnect."""
-        for loop in (self._timers, self._effects):
+        for loop in (self._timers, self._effects, self._backups):
             if loop is not None:
                 await loop.stop()
         await super().close()

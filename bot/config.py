@@ -28,6 +28,8 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 DEFAULT_LOCAL_PORT = 8765
 DEFAULT_STARTUP_RETRY = 300  # seconds of waiting for an unreachable Discord before exit 1
+DEFAULT_BACKUP_HOURS = 24
+DEFAULT_BACKUP_KEEP = 7
 
 MISSING_TOKEN_MESSAGE = """\
 Fairy Post needs a Discord bot token to start, and none was found.
@@ -70,7 +72,8 @@ def parse_shards(text: str) -> Shards:
     span, sep, count_text = text.replace(" ", "").partition("/")
     first_text, _, last_text = span.partition("-")
     last_text = last_text or first_text
-    if not sep or not all(t.isdigit() for t in (first_text, last_text, count_text)):
+    numbers = (first_text, last_text, count_text)
+    if not sep or not all(t.isascii() and t.isdigit() for t in numbers):
         raise ConfigError(problem)
     first, last, count = int(first_text), int(last_text), int(count_text)
     if not 0 <= first <= last < count or count > 100_000:
@@ -93,6 +96,12 @@ class Settings:
     startup_retry: int  # seconds spent retrying an unreachable Discord at start-up; 0: none
     env_file: Path | None  # the file that was read, for messages; None when there was none
     local_port: int = DEFAULT_LOCAL_PORT  # local mode's page (no token: bot/local.py)
+    backup_dir: Path | None = None
+    """FAIRYPOST_BACKUP_DIR; None: `backups/` beside a SQLite database."""
+    backup_hours: int = DEFAULT_BACKUP_HOURS
+    """FAIRYPOST_BACKUP_HOURS: hours between automatic backups; 0 turns them off."""
+    backup_keep: int = DEFAULT_BACKUP_KEEP
+    """FAIRYPOST_BACKUP_KEEP: how many automatic backups to keep (the newest)."""
 
     def require_token(self) -> str:
         if self.token is None:
@@ -145,7 +154,7 @@ def _int(values: Mapping[str, str], key: str, what: str) -> int | None:
     text = _text(values, key)
     if text is None:
         return None
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         raise ConfigError(f"{key} must be {what}, not {text!r}.")
     return int(text)
 
@@ -162,6 +171,16 @@ def _port(values: Mapping[str, str], key: str, default: int) -> int:
 def _seconds(values: Mapping[str, str], key: str, default: int) -> int:
     found = _int(values, key, "a number of seconds (0 or more)")
     return default if found is None else found
+
+
+def _bounded(values: Mapping[str, str], key: str, default: int, low: int, high: int) -> int:
+    what = f"a whole number from {low} to {high}"
+    number = _int(values, key, what)
+    if number is None:
+        return default
+    if not low <= number <= high:
+        raise ConfigError(f"{key} must be {what}, not {number}.")
+    return number
 
 
 def _choice(values: Mapping[str, str], key: str, choices: tuple[str, ...], default: str) -> str:
@@ -193,4 +212,7 @@ def load_settings(environ: Mapping[str, str] | None = None, dotenv: Path | None 
         startup_retry=_seconds(values, "FAIRYPOST_STARTUP_RETRY", DEFAULT_STARTUP_RETRY),
         env_file=read,
         local_port=_port(values, "FAIRYPOST_LOCAL_PORT", DEFAULT_LOCAL_PORT),
+        backup_dir=Path(text) if (text := _text(values, "FAIRYPOST_BACKUP_DIR")) else None,
+        backup_hours=_bounded(values, "FAIRYPOST_BACKUP_HOURS", DEFAULT_BACKUP_HOURS, 0, 24 * 365),
+        backup_keep=_bounded(values, "FAIRYPOST_BACKUP_KEEP", DEFAULT_BACKUP_KEEP, 1, 1000),
     )

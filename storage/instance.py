@@ -28,7 +28,8 @@ def lock_path(db_path: Path) -> Path:
 
 class InstanceLock:
     def __init__(self, db_path: str | Path, *, what: str = "Fairy Post") -> None:
-        self.path = lock_path(Path(db_path))
+        self.database = Path(db_path)
+        self.path = lock_path(self.database)
         self.what = what
         self._fd: int | None = None
 
@@ -48,7 +49,7 @@ class InstanceLock:
             holder = os.read(fd, 200).decode(errors="replace").strip() or "another process"
             os.close(fd)
             raise DatabaseInUseError(
-                f"{self.path.with_suffix('')} is in use by {holder}; stop it first"
+                f"{self.database} is in use by {holder}; stop it first"
             ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{self.what} (pid {os.getpid()})\n".encode())

@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.cogs.common import Fairy, fairy, install
 from bot.service.errors import BadRequestError
 from bot.service.glicko2 import PROVISIONAL_DEVIATION
+from bot.service.inputs import whole_number
 from bot.ui.embeds import GREEN
 from bot.ui.format import count, timestamp
 from storage.models import HOUR, NotifyMode
@@ -22,11 +23,12 @@ def _hours(text: str) -> list[int]:
     for part in (p.strip() for p in text.replace(";", ",").split(",")):
         if not part:
             continue
-        if not part.isdigit() or not 1 <= int(part) <= 14 * 24:
+        hours = whole_number(part)
+        if hours is None or not 1 <= hours <= 14 * 24:
             raise BadRequestError(
                 f"Reminders are hours before the deadline (1 to 336), like `24, 1`; not {part!r}."
             )
-        out.append(int(part) * HOUR)
+        out.append(hours * HOUR)
     return sorted(set(out), reverse=True)
 
 

@@ -223,7 +223,9 @@ class TournamentService:
         if text:
             key = text.strip().lstrip("#")
             for t in found:
-                if (key.isdigit() and t.id == int(key)) or t.name.lower() == text.strip().lower():
+                if (
+                    key.isascii() and key.isdigit() and t.id == int(key)
+                ) or t.name.lower() == text.strip().lower():
                     return t
             raise BadRequestError(f"There is no tournament {text.strip()!r} on this server.")
         here = await self.storage.tournaments.by_channel(channel_id)
