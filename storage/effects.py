@@ -299,6 +299,17 @@ class Effects:
                 params,
             )
 
+    async def prune(self, before: int, limit: int = 10_000) -> int:
+        """Deletes up to `limit` effects carried out before `before` (their consequences are
+        in the other tables and in Discord); pending and failed ones are kept."""
+        _rows.check_positive("the limit", limit)
+        async with self._db.transaction() as tx:
+            return await tx.run(
+                "DELETE FROM effects WHERE id IN (SELECT id FROM effects "
+                "WHERE status = 'done' AND done_at < ? ORDER BY id LIMIT ?)",
+                (before, limit),
+            )
+
     async def requeue(self, effect_id: int, now: int) -> Effect:
         """Puts a failed effect back in line (an operator decision, after fixing the cause)."""
         async with self._db.transaction() as tx:

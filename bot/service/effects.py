@@ -50,6 +50,10 @@ from storage.models import Effect, EffectStatus, EventKind
 
 log = logging.getLogger("fairypost.effects")
 
+KEEP_DONE_SECONDS = 30 * 86_400
+"""Effects carried out are kept a month (for the operator's questions), then deleted."""
+PRUNE_EVERY_SECONDS = 86_400
+
 NONCE_PREFIX = "fp"
 """Discord nonces are at most 25 characters: `fp` + the effect id."""
 
@@ -182,6 +186,7 @@ class EffectRunner:
         self.batch = batch
         self.done = 0
         self.failed = 0
+        self._pruned_at: int | None = None
 
     async def resume(self, *, exclusive: bool) -> int:
         """At start-up: with `exclusive` (this process alone serves the database: the bot
@@ -211,7 +216,14 @@ class EffectRunner:
         return await self.storage.effects.next_due_at(self.registry.kinds)
 
     async def run_due(self) -> int:
-        """Carries out everything due now, batch after batch; returns how many ran."""
+        """Carries out everything due now, batch after batch; returns how many ran. Once a
+        day, effects carried out more than `KEEP_DONE_SECONDS` ago are deleted."""
+        now = self.clock.now()
+        if self._pruned_at is None or now - self._pruned_at >= PRUNE_EVERY_SECONDS:
+            self._pruned_at = now
+            pruned = await self.storage.effects.prune(now - KEEP_DONE_SECONDS)
+            if pruned:
+                log.info("effects: %d carried out more than 30 days ago deleted", pruned)
         ran = 0
         while True:
             claimed = await self.storage.effects.claim(

@@ -140,3 +140,19 @@ async def test_unknown_kinds_wait_and_do_not_spin(
     runner = EffectRunner(registry, clock)
     assert await runner.run_due() == 0
     assert await runner.next_due_at() is None
+
+
+async def test_effects_carried_out_long_ago_are_pruned(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock
+) -> None:
+    async def handler(run: EffectRun) -> None:
+        pass
+
+    registry.register("job", handler)
+    await storage.effects.add([NewEffect("job"), NewEffect("never")], clock.now())
+    runner = EffectRunner(registry, clock)
+    await runner.run_due()
+    clock.advance(31 * 86_400)
+    await EffectRunner(registry, clock).run_due()
+    left = await storage.effects.find()
+    assert [e.kind for e in left] == ["never"]  # the pending one stays
