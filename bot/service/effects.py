@@ -55,7 +55,7 @@ KEEP_DONE_SECONDS = 30 * 86_400
 PRUNE_EVERY_SECONDS = 86_400
 
 NONCE_PREFIX = "fp"
-"""Discord nonces are at most 25 characters: `fp` + the effect id."""
+"""Discord nonces are at most 25 characters: `fp<effect id>-<created at>`."""
 
 
 class GiveUp(Exception):
@@ -98,8 +98,10 @@ class EffectRun:
 
     @property
     def nonce(self) -> str:
-        """The Discord message nonce of this effect's post: the same on every attempt."""
-        return f"{NONCE_PREFIX}{self.effect.id}"
+        """The Discord message nonce of this effect's post: the same on every attempt, and
+        different for another effect even if a restored database reuses this id (the
+        creation time is part of it). At most 25 characters, as Discord requires."""
+        return f"{NONCE_PREFIX}{self.effect.id}-{self.effect.created_at}"[:25]
 
     @property
     def posted(self) -> bool:

@@ -107,7 +107,7 @@ async def test_a_remembered_post_is_not_sent_again(
     await fresh.run_due()
     done = await storage.effects.get(effect.id)
     assert (done.status, done.channel_id, done.message_id) == (EffectStatus.DONE, 10, 1001)
-    assert sent == [f"fp{effect.id}"]
+    assert sent == [f"fp{effect.id}-{effect.created_at}"]
 
 
 async def _send(sent: list[str], nonce: str) -> tuple[int, int]:
