@@ -333,14 +333,15 @@ def normalize(text: str, game: GameSetup) -> str:
 
 
 def posts(fake: FakeDiscord, game: GameSetup) -> Counter[str]:
-    """Every public message of the game (its channel, its players' DMs), normalized."""
+    """Every post of the game (its channel, its players' DMs), normalized: the messages the
+    bot sent by itself, which are the effects' (replies to commands are not effects)."""
     found: list[FakeMessage] = list(fake.messages(game.channel))
     for user in (game.white, game.black):
         found += fake.dms(user)
     out: Counter[str] = Counter()
     for m in found:
-        if m.ephemeral or m.author is not fake.bot_user:
-            continue
+        if m.ephemeral or m.author is not fake.bot_user or m.interaction is not None:
+            continue  # a command's own reply dies with the process that should have sent it
         files = ",".join(a.filename for a in m.attachments)
         out[normalize(f"{m.text} [{files}]", game)] += 1
     return out
