@@ -93,8 +93,11 @@ class Poster:
         return await self.client.fetch_user(user_id)
 
 
-def thread_name(variant: str, white: str, black: str) -> str:
-    return f"{variant}: {white} vs {black}"[:100]
+def thread_name(event: GameEvent) -> str:
+    """`Chess: Ann vs Bob`, or for a tournament game `Club Cup · R2: Ann vs Bob`."""
+    view, tag = event.view, event.tournament
+    what = f"{tag.name} · R{tag.round}" if tag is not None else view.variant.name
+    return f"{what}: {view.white_name} vs {view.black_name}"[:100]
 
 
 async def channel_of(bot: Poster, channel_id: int | None) -> discord.abc.Messageable:
@@ -120,7 +123,7 @@ async def open_thread(bot: Poster, event: GameEvent) -> int:
     game = event.view.game
     if game.thread_id is not None:
         return game.thread_id
-    name = thread_name(event.view.variant.name, event.view.white_name, event.view.black_name)
+    name = thread_name(event)
     parent = await channel_of(bot, game.channel_id)
     thread_id: int
     if game.message_id is not None and isinstance(parent, discord.TextChannel):
@@ -191,9 +194,11 @@ def content(event: GameEvent) -> str:
     view = event.view
     g = view.game
     if event.kind == consequences.STARTED:
+        tag = event.tournament
+        where = f" Round {tag.round} of **{tag.name}**." if tag is not None else ""
         return (
             f"{mention(g.white_id)} (White) vs {mention(g.black_id)} (Black): "
-            "the game begins! Play with `/move` here."
+            f"the game begins!{where} Play with `/move` here."
         )
     if event.kind == consequences.ENDED:
         text = f"{to_move_mention(view)} — **{view.status}**"

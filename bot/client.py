@@ -10,12 +10,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import announce
+from bot import announce, announce_tournaments
 from bot.cogs import EXTENSIONS
 from bot.cogs.boards import board_view
 from bot.cogs.common import send_error
 from bot.loops import DueLoop
-from bot.service import Clock, GameService, SystemClock, consequences
+from bot.service import Clock, GameService, SystemClock, consequences, tournaments
 from bot.service.backups import BackupPlan, BackupService
 from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
@@ -23,6 +23,7 @@ from bot.service.inputs import OddTextError, odd_text
 from bot.service.pictures import Pictures, RendererPictures
 from bot.service.timers import DEFAULT_LEASE_SECONDS as TIMER_LEASE_SECONDS
 from bot.service.timers import TimerService
+from bot.service.tournaments import TournamentService
 from storage import Storage
 from storage.db import parse_target
 from storage.effects import DEFAULT_LEASE_SECONDS as EFFECT_LEASE_SECONDS
@@ -110,6 +111,7 @@ class FairyPost(commands.AutoShardedBot):
         defaults); what another process waits before taking over the claims of a dead one."""
         self._storage: Storage | None = None
         self._service: GameService | None = None
+        self._tournaments: TournamentService | None = None
         self._timers: DueLoop | None = None
         self._effects: DueLoop | None = None
         self._backups: DueLoop | None = None
@@ -128,6 +130,11 @@ class FairyPost(commands.AutoShardedBot):
     def service(self) -> GameService:
         assert self._service is not None, "used before setup_hook"
         return self._service
+
+    @property
+    def tournaments(self) -> TournamentService:
+        assert self._tournaments is not None, "used before setup_hook"
+        return self._tournaments
 
     @property
     def timers(self) -> DueLoop:
@@ -149,6 +156,9 @@ class FairyPost(commands.AutoShardedBot):
         registry = EffectRegistry(self._storage)
         consequences.install(registry, self._service)
         announce.install(registry, self, self._service, board_view)
+        self._tournaments = TournamentService(self._service)
+        tournaments.install(registry, self._tournaments)
+        announce_tournaments.install(registry, self, self._tournaments)
         runner = EffectRunner(
             registry, self.clock, lease_seconds=self._lease_seconds or EFFECT_LEASE_SECONDS
         )
@@ -163,10 +173,7 @@ class FairyPost(commands.AutoShardedBot):
             "effects", runner.run_due, runner.next_due_at, self.clock, before_first_pass=resume
         )
         timers = TimerService(
-            self._storage,
-            self.clock,
-            on_game_ended=self._service.game_ended,
-            lease_seconds=self._lease_seconds or TIMER_LEASE_SECONDS,
+            self._storage, self.clock, lease_seconds=self._lease_seconds or TIMER_LEASE_SECONDS
         )
         effects = self._effects
 

@@ -11,6 +11,7 @@ from storage.errors import InvalidValueError
 from storage.models import (
     DAY,
     ArchivedMove,
+    Board,
     Challenge,
     ChallengeStatus,
     Clock,
@@ -31,6 +32,8 @@ from storage.models import (
     Result,
     TakebackRequest,
     Termination,
+    Tournament,
+    TournamentPlayer,
 )
 
 MIN_MOVE_SECONDS = 60
@@ -222,7 +225,58 @@ def game(row: Row) -> Game:
         revision=row["revision"],
         decided_by=row["decided_by"],
         definition_digest=row["definition_digest"],
+        tournament_id=row["tournament_id"],
     )
+
+
+def tournament(row: Row) -> Tournament:
+    return Tournament(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        message_id=row["message_id"],
+        thread_id=row["thread_id"],
+        name=row["name"],
+        variant_id=row["variant_id"],
+        options=parse_options(row["options"]),
+        format=row["format"],
+        cycles=row["cycles"],
+        rounds=row["rounds"],
+        all_at_once=bool(row["all_at_once"]),
+        clock=Clock(row["move_seconds"], row["bank_cap_seconds"]),
+        rated=bool(row["rated"]),
+        max_players=row["max_players"],
+        starts_at=row["starts_at"],
+        round_seconds=row["round_seconds"],
+        bye_points=row["bye_points"],
+        initial_colour=row["initial_colour"],
+        status=row["status"],
+        current_round=row["current_round"],
+        round_deadline_at=row["round_deadline_at"],
+        end_reason=row["end_reason"],
+        created_by=row["created_by"],
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        definition_digest=row["definition_digest"],
+    )
+
+
+def board(row: Row, game: Game | None = None) -> Board:
+    return Board(
+        round=row["round"],
+        board=row["board"],
+        white_id=row["white_id"],
+        black_id=row["black_id"],
+        game_id=row["game_id"],
+        white_points=row["white_points"],
+        black_points=row["black_points"],
+        game=game,
+    )
+
+
+def tournament_player(row: Row) -> TournamentPlayer:
+    return TournamentPlayer(row["user_id"], row["number"], row["joined_at"], row["withdrawn_after"])
 
 
 def move(row: Row) -> Move:

@@ -254,10 +254,12 @@ async def finish_game(
     *,
     actor_id: int | None = None,
     abort_detail: str = "",
+    part_of: EventKind | None = None,
 ) -> None:
     """Ends `game` as seen at its current ply; `outcome=None` aborts it (`abort_detail`
     says why, when a moderator cancels it). Compare-and-set on status and ply, so a game
-    can never end twice. Emits `GAME_ENDED`."""
+    can never end twice. Emits `GAME_ENDED` (`part_of` the larger event that ended it, if
+    any: a withdrawal, a round's deadline)."""
     if outcome is None:
         why = _rows.check_text(
             "the end detail", abort_detail, max_len=_rows.MAX_DETAIL, allow_empty=True
@@ -282,5 +284,12 @@ async def finish_game(
     await drop_conditional_moves(tx, game.id)
     ended = await fetch_game(tx, game.id)
     tx.emit(
-        StorageEvent(EventKind.GAME_ENDED, now, game=ended, ply=ended.ply_count, actor_id=actor_id)
+        StorageEvent(
+            EventKind.GAME_ENDED,
+            now,
+            game=ended,
+            ply=ended.ply_count,
+            actor_id=actor_id,
+            part_of=part_of,
+        )
     )

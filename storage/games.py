@@ -58,12 +58,14 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
         raise InvalidValueError("a game needs two different players")
     await _shared.ensure_players(tx, (new.white_id, new.black_id), now)
     game_id = await tx.insert(
-        "INSERT INTO games (challenge_id, guild_id, channel_id, thread_id, message_id, "
-        "variant_id, options, white_id, black_id, rated, turn, ply_count, position_text, "
-        "engine_version, move_seconds, bank_cap_seconds, created_at, updated_at, "
-        "definition_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'white', 0, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO games (challenge_id, tournament_id, guild_id, channel_id, thread_id, "
+        "message_id, variant_id, options, white_id, black_id, rated, turn, ply_count, "
+        "position_text, engine_version, move_seconds, bank_cap_seconds, created_at, updated_at, "
+        "definition_digest) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'white', 0, ?, ?, ?, ?, ?, ?, ?)",
         (
             new.challenge_id,
+            new.tournament_id,
             new.guild_id,
             new.channel_id,
             new.thread_id,

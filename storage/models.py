@@ -257,6 +257,7 @@ class NewGame:
     message_id: int | None = None
     challenge_id: int | None = None
     definition_digest: str | None = None
+    tournament_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +300,8 @@ class Game:
     definition_digest: str | None = None
     """A guild's variant: the SHA-256 of the definition the game started with and keeps
     (`GuildVariants.definition` gives its text); None for a built-in variant."""
+    tournament_id: int | None = None
+    """The tournament whose round created the game (its board: `Tournaments.board_of`)."""
 
     @property
     def is_active(self) -> bool:
@@ -550,6 +553,114 @@ class VacationStatus:
 # --- the durable outbox -----------------------------------------------------------------
 
 
+# --- tournaments ------------------------------------------------------------------------
+
+TOURNAMENT_FORMATS = ("round-robin", "swiss")
+TOURNAMENT_STATUSES = ("signup", "running", "finished", "cancelled")
+
+
+@dataclass(frozen=True, slots=True)
+class NewTournament:
+    guild_id: int
+    channel_id: int
+    name: str
+    variant_id: str
+    format: str
+    """`round-robin` or `swiss`."""
+    created_by: int
+    options: tuple[str, ...] = ()
+    cycles: int = 1
+    rounds: int = 0
+    all_at_once: bool = True
+    clock: Clock = Clock()
+    rated: bool = True
+    max_players: int = 16
+    starts_at: int | None = None
+    round_seconds: int | None = None
+    bye_points: str = "1"
+    initial_colour: str = "white"
+    definition_digest: str | None = None
+    """A guild's variant: the definition every game of the tournament pins."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    """The sign-up post (its Join and Leave buttons); the tournament's thread starts there."""
+    thread_id: int | None
+    name: str
+    variant_id: str
+    options: tuple[str, ...]
+    format: str
+    cycles: int
+    rounds: int
+    all_at_once: bool
+    clock: Clock
+    rated: bool
+    max_players: int
+    starts_at: int | None
+    round_seconds: int | None
+    bye_points: str
+    initial_colour: str
+    status: str
+    """`signup`, `running`, `finished` or `cancelled`."""
+    current_round: int
+    round_deadline_at: int | None
+    end_reason: str
+    created_by: int
+    created_at: int
+    started_at: int | None
+    ended_at: int | None
+    definition_digest: str | None = None
+    """A guild's variant: the definition every game of the tournament pins."""
+
+    @property
+    def swiss(self) -> bool:
+        return self.format == "swiss"
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPlayer:
+    user_id: int
+    number: int | None
+    """The pairing number, fixed at the start."""
+    joined_at: int
+    withdrawn_after: int | None
+    """The last round the player was paired in before withdrawing (0: before the first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """A board of a round: a game (`game`), a bye (`black_id` None) or a game scored without
+    being played (a withdrawal), whose points are exact fractions as text (`'1/2'`)."""
+
+    round: int
+    board: int
+    white_id: int
+    black_id: int | None
+    game_id: int | None
+    white_points: str | None
+    black_points: str | None
+    game: Game | None = None
+    """The board's game as stored (its result, how it ended), if it has one."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewBoard:
+    """A board of a round to store: a game to create (`game`), a bye or a forfeit (points)."""
+
+    round: int
+    board: int
+    white_id: int
+    black_id: int | None
+    game: NewGame | None = None
+    white_points: str | None = None
+    black_points: str | None = None
+
+
 class EffectStatus(StrEnum):
     PENDING = "pending"
     DONE = "done"
@@ -573,6 +684,22 @@ class EventKind(StrEnum):
     """A turn notice or reminder fell due and was claimed (`StorageEvent.due`)."""
     CHALLENGE_EXPIRED = "challenge_expired"
     """An open challenge expired (`StorageEvent.challenge`)."""
+    TOURNAMENT_CREATED = "tournament_created"
+    """A tournament opened its sign-up (`StorageEvent.tournament`)."""
+    TOURNAMENT_STARTED = "tournament_started"
+    """Sign-up closed and the pairing numbers were fixed; its first round follows."""
+    ROUND_PAIRED = "round_paired"
+    """A round's boards and games were stored (`StorageEvent.round`); each game of it has
+    its own `GAME_STARTED` before this event."""
+    PLAYER_WITHDREW = "player_withdrew"
+    """A player left a running tournament (`actor_id`): their games in progress were resigned
+    (each a `GAME_ENDED` that is `part_of` this event), unplayed boards scored."""
+    ROUND_DEADLINE_PASSED = "round_deadline_passed"
+    """A round's deadline drew the games still going (each a `GAME_ENDED` `part_of` it)."""
+    TOURNAMENT_FINISHED = "tournament_finished"
+    """The last round is over (or no further round could be paired): the final standings."""
+    TOURNAMENT_CANCELLED = "tournament_cancelled"
+    """The organiser cancelled a tournament still in sign-up."""
 
 
 JsonObject = Mapping[str, Any]
@@ -594,6 +721,15 @@ class StorageEvent:
     """The ply the event happened at (for a move: the move's ply)."""
     actor_id: int | None = None
     """Who caused it, when a player did (the mover, the resigner, the acceptor)."""
+    tournament: Tournament | None = None
+    """The tournament as it is after the event (tournament events)."""
+    round: int | None = None
+    """The round a tournament event is about."""
+    part_of: EventKind | None = None
+    """The larger event this one is a step of (a game resigned by a withdrawal, drawn at a
+    round's deadline): that event's own effects tell about it."""
+    games: tuple[int, ...] = ()
+    """The games a tournament event ended (a withdrawal's resignations, a deadline's draws)."""
 
 
 @dataclass(frozen=True, slots=True)

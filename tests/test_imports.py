@@ -51,11 +51,20 @@ FORBIDDEN = {
         "bot.app",
         "bot.loops",
         "bot.announce",
+        "bot.announce_tournaments",
     ),
-    "bot/ui": ("bot.cogs", "bot.client", "bot.app", "bot.loops", "bot.announce"),
-    "bot/cogs": ("bot.client", "bot.app", "bot.loops", "bot.announce"),
+    "bot/ui": (
+        "bot.cogs",
+        "bot.client",
+        "bot.app",
+        "bot.loops",
+        "bot.announce",
+        "bot.announce_tournaments",
+    ),
+    "bot/cogs": ("bot.client", "bot.app", "bot.loops", "bot.announce", "bot.announce_tournaments"),
     "bot/loops.py": ("discord", "bot.client", "bot.app", "bot.cogs", "bot.announce"),
-    "bot/announce.py": ("bot.client", "bot.app", "bot.cogs"),
+    "bot/announce.py": ("bot.client", "bot.app", "bot.cogs", "bot.announce_tournaments"),
+    "bot/announce_tournaments.py": ("bot.client", "bot.app", "bot.cogs"),
     "bot/replies.py": ("bot.client", "bot.cogs", "bot.ui"),
 }
 

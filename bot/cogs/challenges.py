@@ -20,6 +20,7 @@ from bot.cogs.common import (
     send_error,
     user_ref,
 )
+from bot.service.games import ALLOWED_DAYS
 from bot.ui.embeds import challenge_embed
 from bot.ui.format import mention
 
@@ -27,7 +28,7 @@ log = logging.getLogger("fairypost.challenges")
 
 DAYS = [
     app_commands.Choice(name=f"{d} day{'s' if d > 1 else ''} per move", value=d)
-    for d in (1, 2, 3, 5, 7, 10, 14)
+    for d in ALLOWED_DAYS
 ] + [app_commands.Choice(name="no clock (casual)", value=0)]
 
 

@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot.replies import reply_for
 from bot.service.games import GameService
 from bot.service.models import Animation, Picture, UserRef
+from bot.service.tournaments import TournamentService
 
 log = logging.getLogger("fairypost.bot")
 
@@ -33,6 +34,9 @@ class Fairy(Protocol):
 
     @property
     def service(self) -> GameService: ...
+
+    @property
+    def tournaments(self) -> TournamentService: ...
 
     @property
     def timers(self) -> Timers: ...

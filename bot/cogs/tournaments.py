@@ -10,31 +10,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.challenges import DAYS
 from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
-from bot.service.catalogue import variant_suggestions
 from bot.service.errors import BadRequestError
-from bot.service.tournaments import TournamentService
-from bot.tournaments import TournamentLoop
 from bot.ui.format import mention
-from bot.ui.tournaments import signup_embed, table_embed
+from bot.ui.tournaments import games_text, round_text, signup_embed, table_embed
 
 log = logging.getLogger("fairypost.tournaments")
 TOURNAMENT = "The tournament (#number or name); by default the one of this thread"
-DAYS = [
-    app_commands.Choice(name=f"{d} day{'s' if d > 1 else ''} per move", value=d)
-    for d in (1, 2, 3, 5, 7, 10, 14)
-] + [app_commands.Choice(name="no clock (casual)", value=0)]
-
-_SERVICES: dict[int, TournamentService] = {}
-
-
-def tournaments_of(bot: Fairy) -> TournamentService:
-    """One tournament service per client, over the client's game service."""
-    key = id(bot.service)
-    if key not in _SERVICES:
-        _SERVICES.clear()
-        _SERVICES[key] = TournamentService(bot.service)
-    return _SERVICES[key]
 
 
 class SignupButton(
@@ -60,7 +43,7 @@ class SignupButton(
         return cls(int(match["id"]), match["action"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        service = tournaments_of(fairy(interaction.client))
+        service = fairy(interaction.client).tournaments
         user = user_ref(interaction.user)
         try:
             if self.action == "join":
@@ -83,17 +66,10 @@ def signup_view(tournament_id: int) -> discord.ui.View:
 class Tournaments(commands.GroupCog, group_name="tournament"):
     """Round robins and Swiss tournaments run by the bot."""
 
-    def __init__(self, bot: Fairy, client: discord.Client) -> None:
+    def __init__(self, bot: Fairy) -> None:
         self.bot = bot
-        self.service = tournaments_of(bot)
-        self.loop = TournamentLoop(client, self.service)
+        self.service = bot.tournaments
         super().__init__()
-
-    async def cog_load(self) -> None:
-        self.loop.start()
-
-    async def cog_unload(self) -> None:
-        await self.loop.stop()
 
     async def _organiser(self, interaction: discord.Interaction[Any]) -> None:
         assert interaction.guild_id is not None
@@ -150,6 +126,10 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
     ) -> None:
         assert interaction.guild_id is not None and interaction.channel_id is not None
         await self._organiser(interaction)
+        if not isinstance(interaction.channel, discord.TextChannel):
+            raise BadRequestError(
+                "Create a tournament in a text channel: its games get their threads there."
+            )
         view = await self.service.create(
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id,
@@ -178,9 +158,8 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
     async def variant_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        return [
-            app_commands.Choice(name=s.name, value=s.value) for s in variant_suggestions(current)
-        ]
+        found = await self.bot.service.variants.suggestions(interaction.guild_id, current)
+        return [app_commands.Choice(name=s.name, value=s.value) for s in found]
 
     async def _find(self, interaction: discord.Interaction[Any], tournament: str | None) -> int:
         assert interaction.guild_id is not None
@@ -200,7 +179,7 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
             f"**{view.tournament.name}** has started with {len(view.players)} players: "
             "pairings and game threads follow."
         )
-        self.loop.poke()
+        self.bot.effects.poke()
 
     @app_commands.command(name="cancel", description="Cancel a tournament still in sign-up")
     @app_commands.describe(tournament=TOURNAMENT)
@@ -211,7 +190,7 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
         await self._organiser(interaction)
         view = await self.service.cancel(await self._find(interaction, tournament))
         await interaction.response.send_message(f"**{view.tournament.name}** is cancelled.")
-        self.loop.poke()
+        self.bot.effects.poke()
 
     @app_commands.command(name="withdraw", description="Leave a tournament you play in")
     @app_commands.describe(tournament=TOURNAMENT)
@@ -227,7 +206,7 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
             f"{mention(interaction.user.id)} withdrew from the tournament."
             + (f" Games resigned: {games}." if games else "")
         )
-        self.loop.poke()
+        self.bot.effects.poke()
 
     @app_commands.command(name="standings", description="The crosstable and the standings")
     @app_commands.describe(tournament=TOURNAMENT)
@@ -253,10 +232,10 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
         tid = await self._find(interaction, tournament)
         table = await self.service.table(tid)
         number = round or table.view.tournament.current_round
-        if not any(p.round == number for p in table.pairings):
+        if not table.games_of_round(number):
             raise BadRequestError(f"Round {number} has not been paired.")
         await interaction.response.send_message(
-            self.loop._round_text(table, number), allowed_mentions=discord.AllowedMentions.none()
+            round_text(table, number), allowed_mentions=discord.AllowedMentions.none()
         )
 
     @app_commands.command(name="games", description="The tournament's games and their threads")
@@ -267,24 +246,10 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
     ) -> None:
         tid = await self._find(interaction, tournament)
         table = await self.service.table(tid)
-        names = dict(table.view.players)
-        lines: list[str] = []
-        for p in table.pairings:
-            if p.black is None:
-                continue
-            game_id = table.games.get((p.round, p.board))
-            game = await self.bot.service.storage.games.get(game_id) if game_id else None
-            if game is None:
-                state = "scored without play"
-            elif game.is_active:
-                state = "in progress"
-            else:
-                state = game.result.value if game.result else "aborted"
-            where = f" <#{game.thread_id}>" if game and game.thread_id else ""
-            lines.append(f"R{p.round} {names.get(p.white)} vs {names.get(p.black)}: {state}{where}")
-        text = "\n".join(lines) or "No games yet."
-        await interaction.response.send_message(text[:1990], ephemeral=True)
+        await interaction.response.send_message(
+            games_text(table, dict(table.view.players)), ephemeral=True
+        )
 
 
 async def setup(bot: commands.Bot) -> None:
-    await install(bot, Tournaments(fairy(bot), bot), SignupButton)
+    await install(bot, Tournaments(fairy(bot)), SignupButton)

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.games import GameService
-from bot.service.models import GameView
+from bot.service.models import GameView, TournamentTag
+from storage import Storage
 from storage.errors import GameNotFoundError
 from storage.models import (
     EventKind,
@@ -147,6 +148,17 @@ class GameEvent:
     answered: bool = False
     """A conditional answer followed the move at once: its own post comes next, and the
     player who answered is not asked to move in between."""
+    tournament: TournamentTag | None = None
+    """For the first post of a tournament game: its tournament and round."""
+
+
+async def tournament_tag(storage: Storage, game: Game) -> TournamentTag | None:
+    """The tournament, round and board of a tournament game; None for other games."""
+    if game.tournament_id is None:
+        return None
+    t = await storage.tournaments.get(game.tournament_id)
+    board = await storage.tournaments.board_of(game.id)
+    return TournamentTag(t.id, t.name, board.round if board else 0, board.board if board else 0)
 
 
 async def game_event(service: GameService, run: EffectRun) -> GameEvent | None:
@@ -179,7 +191,10 @@ async def game_event(service: GameService, run: EffectRun) -> GameEvent | None:
         moves = await service.storage.games.moves(game.id)
         conditional = len(moves) >= ply and moves[ply - 1].conditional
         answered = len(moves) > ply and moves[ply].conditional
-    return GameEvent(effect.kind, view, actor_id, name, notation, changes, conditional, answered)
+    tag = await tournament_tag(service.storage, game) if effect.kind == STARTED else None
+    return GameEvent(
+        effect.kind, view, actor_id, name, notation, changes, conditional, answered, tag
+    )
 
 
 @dataclass(frozen=True, slots=True)

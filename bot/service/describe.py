@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bot.service.models import Scene
 from rules.position import Position
+from tournament.standings import Crosstable
 
 MAX_DESCRIPTION = 1024  # Discord's limit on an attachment's description
 SIDES = ("White", "Black")
@@ -134,3 +135,14 @@ def _clip(intro: str, sides: list[str]) -> str:
     if left_out:
         text += f" (and {left_out} more; /board shows the picture)"
     return text[:MAX_DESCRIPTION]
+
+
+def describe_crosstable(table: Crosstable) -> str:
+    """A tournament's crosstable picture in words: the standings, place by place."""
+    head = f"Crosstable of {table.title}" + (f" ({table.subtitle})" if table.subtitle else "")
+    rows = [
+        f"{row.place}. {row.name}{' (withdrawn)' if row.withdrawn else ''}, {row.points}"
+        for row in table.rows
+    ]
+    text = f"{head}: " + "; ".join(rows) + "." if rows else f"{head}: no players yet."
+    return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.service.clock import Clock
@@ -103,7 +103,6 @@ class GameService:
         self.variants = VariantService(storage, clock)
         self.cache = GameCache(cache_size)
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.end_listeners: list[Callable[[Game], None]] = []
 
     # ------------------------------------------------------------------ people
 
@@ -161,7 +160,7 @@ class GameService:
             rated = settings.rated_allowed and settings.rated_default
         if rated and not settings.rated_allowed:
             raise BadRequestError("Rated games are switched off on this server; use rated: False.")
-        clock = self._clock_for(days_per_move, settings.default_move_seconds, bank)
+        clock = self.clock_for(days_per_move, settings.default_move_seconds, bank)
         now = self.clock.now()
         await self.seen(challenger)
         if opponent is not None:
@@ -188,7 +187,8 @@ class GameService:
         )
 
     @staticmethod
-    def _clock_for(days: int | None, default_seconds: int | None, bank: bool) -> StorageClock:
+    def clock_for(days: int | None, default_seconds: int | None, bank: bool) -> StorageClock:
+        """The clock of `days` per move (0: none; None: the server's default)."""
         if days is None:
             seconds = default_seconds
         elif days == 0:
@@ -282,7 +282,6 @@ class GameService:
         if game.is_active and game.deadline_at is not None and now >= game.deadline_at:
             game = await self.storage.games.settle(game.id, now)
             if not game.is_active:
-                self.game_ended(game)
                 raise GameLostOnTimeError(game)
         return game
 
@@ -396,7 +395,6 @@ class GameService:
                 raise
             self.cache.put(game.id, rules_game, appended.game.revision)
             crashpoint("event.committed:move")
-            self.game_ended(appended.game)
             view = await self._view(appended.game, rules_game)
         return MoveResult(view, played.notation, reply.answer_notation or None)
 
@@ -499,7 +497,7 @@ class GameService:
         self, *, channel_id: int, user: UserRef, game_id: int | None = None
     ) -> EndResult:
         game, _ = await self._own_active_game(channel_id, user.id, game_id)
-        if await self.storage.tournaments.of_game(game.id) is not None:
+        if game.tournament_id is not None:
             raise BadRequestError(
                 "A tournament game cannot be aborted: resign it, or withdraw from the "
                 "tournament (/tournament withdraw)."
@@ -597,16 +595,7 @@ class GameService:
         """The ended game's view. Its consequences (ratings, the post in the thread) were
         recorded with the ending and are carried out by the effects runner."""
         rules_game = await self._rules(game)
-        self.game_ended(game)
         return EndResult(await self._view(game, rules_game))
-
-    def game_ended(self, game: Game) -> None:
-        """Tell the listeners (the tournament loop) that a game is over. A hint only: what
-        follows a game's end is derived from storage, also after a crash."""
-        if game.is_active:
-            return
-        for listener in self.end_listeners:
-            listener(game)
 
     # ------------------------------------------------------------------ listings and records
 

@@ -20,6 +20,16 @@ class UserRef:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentTag:
+    """A tournament game's place: which tournament, which round and board."""
+
+    tournament_id: int
+    name: str
+    round: int
+    board: int
+
+
+@dataclass(frozen=True, slots=True)
 class Picture:
     png: bytes
     width: int

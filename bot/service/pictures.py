@@ -1,14 +1,17 @@
-"""Board pictures for the service: a narrow protocol over the renderer, run in threads."""
+"""Pictures for the service (boards, diagrams, replays, crosstables): a narrow protocol over
+the renderer, run in threads."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from bot.service.describe import describe_crosstable
 from bot.service.models import Animation, Picture
 from rules.game import Game
 from rules.moves import Move
 from rules.position import Position
 from rules.variant import Variant
+from tournament.standings import Crosstable
 
 
 class Pictures(Protocol):
@@ -28,6 +31,8 @@ class Pictures(Protocol):
     def piece(self, variant: Variant, piece_id: str) -> Picture: ...
 
     def replay(self, game: Game, *, result: str | None, title: str) -> Animation: ...
+
+    def crosstable(self, table: Crosstable) -> Picture: ...
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -79,3 +84,10 @@ class RendererPictures:
 
         made = render_replay(game, result=result, title=title)
         return Animation(made.data, made.frames, made.plies, made.width, made.height)
+
+    def crosstable(self, table: Crosstable) -> Picture:
+        from renderer.crosstable import render_crosstable
+
+        png = render_crosstable(table)
+        width, height = png_size(png)
+        return Picture(png, width, height, "crosstable.png", describe_crosstable(table))

@@ -9,14 +9,12 @@ and carried out by the effects runner: a crash right after a timer write loses n
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from bot.service.clock import Clock
 from bot.service.effects import default_owner
 from storage import Storage
 from storage.crashpoints import crashpoint
 from storage.errors import ConflictError, NotFoundError, RefusedError
-from storage.models import DueItem, DueKind, Game
+from storage.models import DueItem, DueKind
 
 BATCH = 100
 
@@ -36,14 +34,11 @@ class TimerService:
         storage: Storage,
         clock: Clock,
         *,
-        on_game_ended: Callable[[Game], None] | None = None,
         owner: str | None = None,
         lease_seconds: int = DEFAULT_LEASE_SECONDS,
     ) -> None:
         self.storage = storage
         self.clock = clock
-        self.on_game_ended = on_game_ended
-        """A hint for in-process listeners (the tournament loop); never needed for safety."""
         self.owner = owner or default_owner()
         self.lease_seconds = lease_seconds
 
@@ -78,12 +73,10 @@ class TimerService:
             if item.game_id is None or item.ply is None:
                 return False
             try:
-                ended = await self.storage.games.claim_timeout(item.game_id, item.ply, now)
+                await self.storage.games.claim_timeout(item.game_id, item.ply, now)
             except (ConflictError, RefusedError, NotFoundError):
                 return False  # already handled, or the player moved just in time
             crashpoint("event.committed:timeout")
-            if self.on_game_ended is not None:
-                self.on_game_ended(ended)
             return True
         if item.kind in (DueKind.TURN_NOTICE, DueKind.REMINDER):
             claimed = await self.storage.timers.claim_notification(item, now)

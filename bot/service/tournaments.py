@@ -1,34 +1,60 @@
-"""Tournaments without Discord: sign-up, start, rounds, withdrawals, standings.
+"""Tournaments without Discord: sign-up, start, rounds, withdrawals, deadlines, standings.
 
 The state lives in storage (`storage.tournaments`); pairing and standings are computed by
-`tournament/` from it every time, so nothing here is kept in memory between calls.
-`advance` is the one transition function: it looks at the stored state and does whatever
-is due — records the results that owe a post, pairs the next round when the previous one
-is over (or at its deadline), ends the tournament after the last — each step guarded in
-storage so that running it twice, concurrently or after a crash, changes nothing more.
-The posts each step owes are recorded with it and carried out by the bot (`bot.tournaments`).
+`tournament/` from it every time, so nothing here is kept in memory between calls. Every
+transition is a guarded storage transaction that emits its event, and the rules below turn
+each event into effects recorded in that same transaction (the durable outbox,
+`bot.service.effects`), so a crash anywhere leaves either no transition or the transition
+with everything it owes:
+
+- a tournament game ends (`GAME_ENDED` of a game with a `tournament_id`): `tournament.result`
+  (the crosstable after it, in the tournament's thread) and `tournament.advance`;
+- `tournament.advance` pairs the next round when the last one is over (`ROUND_PAIRED`:
+  `tournament.round`, the pairings post; each new game's `GAME_STARTED`:
+  `tournament.game`, its post in the channel, then `game.started`, its thread and intro),
+  or ends the tournament after the last round (`TOURNAMENT_FINISHED`: `tournament.final`);
+- a start time (`TOURNAMENT_CREATED`: `tournament.start` at that time) and a Swiss round's
+  deadline (`ROUND_PAIRED`: `tournament.deadline` at that time) are effects due later;
+- a withdrawal (`PLAYER_WITHDREW`) resigns the player's games in the same transaction (each
+  posts in its thread like any resignation) and records `tournament.withdrawal` and
+  `tournament.advance`; a round's deadline draws its games still going
+  (`ROUND_DEADLINE_PASSED`: `tournament.deadline_passed`).
+
+Posts run in the tournament's queue (`tournament:<id>`, in order); advancing runs in a queue
+of its own, so a post Discord refuses never holds the tournament up. `tournament.advance`,
+`tournament.start` and `tournament.deadline` are carried out here; the posts by the Discord
+layer (`bot/announce_tournaments.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from bot.service import consequences
+from bot.service.effects import EffectRegistry, EffectRun, GiveUp, Handler
 from bot.service.errors import BadRequestError
 from bot.service.games import ALLOWED_DAYS, GameService
 from bot.service.models import Picture, UserRef
-from bot.service.pictures import png_size
+from bot.service.ratings import game_scores
 from rules.game import Game as RulesGame
-from rules.outcome import Outcome as RulesOutcome
-from storage.errors import ConflictError
-from storage.models import DAY, NewGame
-from storage.tournaments import (
+from storage.crashpoints import crashpoint
+from storage.errors import ConflictError, TournamentNotFoundError
+from storage.models import (
+    DAY,
+    Board,
+    EventKind,
+    GameStatus,
     NewBoard,
+    NewEffect,
+    NewGame,
     NewTournament,
-    PairingRow,
+    StorageEvent,
     Tournament,
     TournamentPlayer,
 )
@@ -49,6 +75,21 @@ MAX_ROUND_ROBIN = 16
 MAX_SWISS = 64
 BYE_POINTS = {"1": Fraction(1), "1/2": Fraction(1, 2), "0": Fraction(0)}
 FORMAT_NAMES = {"round-robin": "round robin", "swiss": "Swiss"}
+
+# Effects: the transitions carried out here, and the posts (bot/announce_tournaments.py).
+ADVANCE = "tournament.advance"
+START = "tournament.start"
+DEADLINE = "tournament.deadline"
+STARTED = "tournament.started"
+ROUND = "tournament.round"
+GAME = "tournament.game"
+RESULT = "tournament.result"
+WITHDRAWAL = "tournament.withdrawal"
+DEADLINE_PASSED = "tournament.deadline_passed"
+FINAL = "tournament.final"
+CANCELLED = "tournament.cancelled"
+POSTS = (STARTED, ROUND, RESULT, WITHDRAWAL, DEADLINE_PASSED, FINAL, CANCELLED)
+"""Posts in the tournament's thread (or edits of its sign-up post), in its queue."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,33 +114,144 @@ class Table:
     crosstable: Crosstable
     text: str
     pairings: tuple[Pairing, ...]
-    games: dict[tuple[int, int], int]  # (round, board) -> game id
+    boards: tuple[Board, ...]
+
+    def games_of_round(self, round_no: int) -> list[Board]:
+        return [b for b in self.boards if b.round == round_no]
+
+    def board(self, round_no: int, board_no: int) -> Board | None:
+        return next((b for b in self.boards if (b.round, b.board) == (round_no, board_no)), None)
 
 
-def points_of(row: PairingRow, detail: str = "") -> Result | None:
-    """The board's result: the stored points of a bye or forfeit, or its game's result."""
-    if row.game_id is None:
-        if row.white_points is None:
+def points_of(board: Board) -> Result | None:
+    """The board's result: the stored points of a bye or forfeit, or its game's result (a
+    game's score as ratings count it: 1, ½, 0, or 3/5 for a Bat Chess stalemate). An aborted
+    game (a moderator's cancel) scores nothing for either side."""
+    game = board.game
+    if board.game_id is None or game is None:
+        if board.white_points is None:
             return None
-        black = Fraction(row.black_points or "0")
-        return Result(Fraction(row.white_points), black, played=False)
-    if row.game_status == "active" or row.game_status is None:
+        black = Fraction(board.black_points or "0")
+        return Result(Fraction(board.white_points), black, played=False)
+    if game.status is GameStatus.ACTIVE:
         return None
-    if row.game_status == "aborted" or row.game_result is None:
+    if game.status is GameStatus.ABORTED or game.result is None:
         return Result(Fraction(0), Fraction(0), played=False)
-    if row.game_termination == "rules" and detail:
-        try:
-            outcome = RulesOutcome.from_text(detail)
-        except ValueError:
-            outcome = None
-        if outcome is not None:
-            white, black = (Fraction(x).limit_denominator(10) for x in outcome.score)
-            return Result(white, black)
-    return {
-        "1-0": Result.of(1, 0),
-        "0-1": Result.of(0, 1),
-        "1/2-1/2": Result.of("1/2", "1/2"),
-    }[row.game_result]
+    white, black = (Fraction(x).limit_denominator(10) for x in game_scores(game))
+    return Result(white, black)
+
+
+def posts_queue(tournament_id: int) -> str:
+    return f"tournament:{tournament_id}"
+
+
+def _post(kind: str, t: Tournament, *key: int, **payload: object) -> NewEffect:
+    """A post in the tournament's queue; `key` (with the kind and tournament) makes its
+    recording idempotent."""
+    return NewEffect(
+        kind,
+        {"tournament_id": t.id, **payload},
+        queue=posts_queue(t.id),
+        dedupe_key=":".join(str(part) for part in (kind, t.id, *key)),
+    )
+
+
+def _advance(tournament_id: int) -> NewEffect:
+    return NewEffect(
+        ADVANCE, {"tournament_id": tournament_id}, queue=f"tournament-advance:{tournament_id}"
+    )
+
+
+# --- the rules: what each event sets off (pure, run inside the event's transaction) --------
+
+
+def on_game_started(event: StorageEvent) -> list[NewEffect]:
+    """A tournament game: its post in the tournament's channel, then its thread (opened from
+    that post) and first post, in the game's queue."""
+    game = event.game
+    if game is None or game.tournament_id is None:
+        return []
+    payload = {"tournament_id": game.tournament_id}
+    return [
+        NewEffect(GAME, payload, game.id),
+        NewEffect(consequences.STARTED, {"ply": 0, "by": None}, game.id),
+    ]
+
+
+def on_game_ended(event: StorageEvent) -> list[NewEffect]:
+    game = event.game
+    if game is None or game.tournament_id is None:
+        return []
+    out = []
+    if event.part_of is None:  # a withdrawal's or a deadline's own post tells the rest
+        out.append(
+            NewEffect(
+                RESULT,
+                {"tournament_id": game.tournament_id},
+                game.id,
+                queue=posts_queue(game.tournament_id),
+            )
+        )
+    out.append(_advance(game.tournament_id))
+    return out
+
+
+def on_created(event: StorageEvent) -> list[NewEffect]:
+    t = event.tournament
+    if t is None or t.starts_at is None:
+        return []
+    return [
+        NewEffect(
+            START,
+            {"tournament_id": t.id},
+            dedupe_key=f"{START}:{t.id}",
+            not_before=t.starts_at,
+        )
+    ]
+
+
+def on_started(event: StorageEvent) -> list[NewEffect]:
+    return [] if event.tournament is None else [_post(STARTED, event.tournament)]
+
+
+def on_round_paired(event: StorageEvent) -> list[NewEffect]:
+    t, round_no = event.tournament, event.round
+    if t is None or round_no is None:
+        return []
+    out = [_post(ROUND, t, round_no, round=round_no)]
+    if t.round_deadline_at is not None and round_no == t.current_round:
+        out.append(
+            NewEffect(
+                DEADLINE,
+                {"tournament_id": t.id, "round": round_no},
+                dedupe_key=f"{DEADLINE}:{t.id}:{round_no}",
+                not_before=t.round_deadline_at,
+            )
+        )
+    return out
+
+
+def on_withdrew(event: StorageEvent) -> list[NewEffect]:
+    t, user_id = event.tournament, event.actor_id
+    if t is None or user_id is None:
+        return []
+    post = _post(WITHDRAWAL, t, user_id, user_id=user_id, games=list(event.games))
+    return [post, _advance(t.id)]
+
+
+def on_deadline_passed(event: StorageEvent) -> list[NewEffect]:
+    t, round_no = event.tournament, event.round
+    if t is None or round_no is None:
+        return []
+    return [_post(DEADLINE_PASSED, t, round_no, round=round_no, games=list(event.games))]
+
+
+def on_finished(event: StorageEvent) -> list[NewEffect]:
+    return [] if event.tournament is None else [_post(FINAL, event.tournament)]
+
+
+def on_cancelled(event: StorageEvent) -> list[NewEffect]:
+    return [] if event.tournament is None else [_post(CANCELLED, event.tournament)]
 
 
 class TournamentService:
@@ -112,10 +264,10 @@ class TournamentService:
     # ------------------------------------------------------------------ creating
 
     async def may_organise(self, guild_id: int, manage_server: bool, role_ids: set[int]) -> bool:
-        """Manage Server, or the organisers' role set for the server."""
+        """Manage Server, or the organisers' role set for the server with /config."""
         if manage_server:
             return True
-        role = await self.storage.tournaments.organiser_role(guild_id)
+        role = (await self.storage.guilds.get(guild_id)).organiser_role_id
         return role is not None and role in role_ids
 
     async def create(
@@ -159,6 +311,8 @@ class TournamentService:
             raise BadRequestError("A Swiss has 1 to 20 rounds.")
         if double and swiss:
             raise BadRequestError("Double is for a round robin (everyone meets twice).")
+        if round_by_round and swiss:
+            raise BadRequestError("A Swiss is always paired round by round.")
         if bye not in BYE_POINTS:
             raise BadRequestError("A bye scores 1, 1/2 or 0.")
         if round_days is not None and not swiss:
@@ -173,7 +327,7 @@ class TournamentService:
         settings = await self.storage.guilds.get(guild_id)
         if rated and not settings.rated_allowed:
             raise BadRequestError("Rated games are switched off on this server; use rated: False.")
-        clock = self.games._clock_for(days_per_move, settings.default_move_seconds, False)
+        clock = self.games.clock_for(days_per_move, settings.default_move_seconds, bank=False)
         now = self.clock.now()
         await self.games.seen(organiser)
         created = await self.storage.tournaments.create(
@@ -204,8 +358,8 @@ class TournamentService:
     async def set_signup_message(self, tournament_id: int, message_id: int) -> None:
         await self.storage.tournaments.set_message(tournament_id, message_id)
 
-    async def set_thread(self, tournament_id: int, thread_id: int) -> None:
-        await self.storage.tournaments.set_thread(tournament_id, thread_id)
+    async def set_thread(self, tournament_id: int, thread_id: int) -> Tournament:
+        return await self.storage.tournaments.set_thread(tournament_id, thread_id)
 
     async def view(self, tournament_id: int) -> TournamentView:
         t = await self.storage.tournaments.get(tournament_id)
@@ -217,8 +371,8 @@ class TournamentService:
         return TournamentView(t, variant.name, names)
 
     async def find(self, guild_id: int, channel_id: int, text: str | None) -> Tournament:
-        """The tournament named (`#12` or its name), or the one whose thread this is, or the
-        guild's only running (then sign-up) tournament."""
+        """The tournament named (`#12` or its name), or the one whose thread (or one of
+        whose games' threads) this is, or the guild's only running (then sign-up) one."""
         found = await self.storage.tournaments.in_guild(guild_id)
         if text:
             key = text.strip().lstrip("#")
@@ -228,7 +382,11 @@ class TournamentService:
                 ) or t.name.lower() == text.strip().lower():
                     return t
             raise BadRequestError(f"There is no tournament {text.strip()!r} on this server.")
-        here = await self.storage.tournaments.by_channel(channel_id)
+        here = await self.storage.tournaments.by_thread(channel_id)
+        if here is None:
+            game = await self.storage.games.find_by_thread(channel_id)
+            if game is not None and game.tournament_id is not None:
+                here = await self.storage.tournaments.get(game.tournament_id)
         if here is not None and here.guild_id == guild_id:
             return here
         for status in ("running", "signup"):
@@ -286,7 +444,24 @@ class TournamentService:
             await self.storage.tournaments.start(
                 tournament_id, numbers, rounds, boards, now, self._deadline(t, now)
             )
+            crashpoint("event.committed:tournament-start")
         return await self.view(tournament_id)
+
+    async def start_due(self, tournament_id: int) -> None:
+        """The start time came (`tournament.start`): start, or cancel with fewer than two
+        players. Nothing if the organiser started or cancelled it already."""
+        t = await self.storage.tournaments.get(tournament_id)
+        now = self.clock.now()
+        if t.status != "signup" or t.starts_at is None or t.starts_at > now:
+            return
+        if len(await self.storage.tournaments.players(tournament_id)) < 2:
+            with contextlib.suppress(ConflictError):
+                await self.storage.tournaments.cancel(
+                    tournament_id, now, "fewer than two players signed up"
+                )
+            return
+        with contextlib.suppress(BadRequestError):  # started by hand meanwhile
+            await self.start(tournament_id)
 
     async def _numbers(self, t: Tournament, players: list[TournamentPlayer]) -> dict[int, int]:
         """Pairing numbers: drawn by lot for a round robin (ICCF's custom), by rating in
@@ -305,7 +480,7 @@ class TournamentService:
         return {user: i for i, user in enumerate(order, start=1)}
 
     async def _boards(
-        self, t: Tournament, pairings: list[Pairing], entrants: list[Entrant]
+        self, t: Tournament, pairings: Sequence[Pairing], entrants: Sequence[Entrant]
     ) -> list[NewBoard]:
         """Boards to store: a game for each pairing of two active players, the bye's points,
         or a forfeit against a withdrawn player (round robin)."""
@@ -347,6 +522,7 @@ class TournamentService:
                 options=t.options,
                 rated=t.rated,
                 clock=t.clock,
+                tournament_id=t.id,
                 definition_digest=t.definition_digest,
             )
             out.append(NewBoard(p.round, board, p.white, p.black, game=game))
@@ -358,82 +534,47 @@ class TournamentService:
     # ------------------------------------------------------------------ playing
 
     async def withdraw(self, tournament_id: int, user: UserRef) -> list[int]:
-        """The player leaves a running tournament: their games in progress are resigned
-        (they count as losses), a round robin's later rounds are scored as losses without
-        being played, and a Swiss stops pairing them. Returns the games resigned."""
+        """The player leaves a running tournament: in one transaction their games in
+        progress are resigned (they count as losses, and each thread says so), a round
+        robin's boards still to come are scored as losses without being played, and a Swiss
+        stops pairing them. Returns the games resigned. In sign-up, this is leaving."""
         t = await self.storage.tournaments.get(tournament_id)
         if t.status == "signup":
             await self.leave(tournament_id, user)
             return []
         if t.status != "running":
             raise BadRequestError("This tournament is over.")
-        rows = await self.storage.tournaments.pairings(tournament_id)
-        unplayed = sorted(
-            {r.round for r in rows if r.game_id is None and user.id in (r.white_id, r.black_id)}
+        _, resigned = await self.storage.tournaments.withdraw(
+            tournament_id, user.id, self.clock.now()
         )
-        await self.storage.tournaments.withdraw(
-            tournament_id, user.id, t.current_round, unplayed, self.clock.now()
-        )
-        resigned = []
-        for r in rows:
-            if (
-                r.game_id is not None
-                and r.game_status == "active"
-                and user.id
-                in (
-                    r.white_id,
-                    r.black_id,
-                )
-            ):
-                try:
-                    await self.games.resign(channel_id=0, user=user, game_id=r.game_id)
-                except Exception:  # a game ending meanwhile is fine
-                    continue
-                resigned.append(r.game_id)
+        crashpoint("event.committed:withdraw")
         return resigned
 
     async def advance(self, tournament_id: int) -> None:
-        """Do whatever the stored state says is due (see the module's docstring)."""
+        """Pairs the next round when every board so far has its result, or ends the
+        tournament after the last round (`tournament.advance`). Guarded in storage: running
+        it twice, concurrently or after a crash, changes nothing more."""
         t = await self.storage.tournaments.get(tournament_id)
-        now = self.clock.now()
-        if t.status == "signup":
-            if t.starts_at is not None and t.starts_at <= now:
-                players = await self.storage.tournaments.players(tournament_id)
-                if len(players) < 2:
-                    await self.storage.tournaments.cancel(
-                        tournament_id, now, "fewer than two players signed up"
-                    )
-                else:
-                    await self.start(tournament_id)
-            return
         if t.status != "running":
             return
-        entrants, history, rows = await self._state(t)
-        for row in rows:
-            if row.game_id is not None and row.game_status not in (None, "active"):
-                await self.storage.tournaments.note_result(tournament_id, row.game_id, now)
-        current = [p for p in history if p.round == t.current_round]
-        deadline_passed = t.round_deadline_at is not None and t.round_deadline_at <= now
-        if deadline_passed and any(p.result is None for p in current):
-            for row in rows:
-                if row.round == t.current_round and row.game_status == "active":
-                    assert row.game_id is not None
-                    await self.storage.tournaments.adjudicate_draw(
-                        row.game_id, now, "draw: the round's deadline passed"
-                    )
-            await self.advance(tournament_id)
-            return
+        entrants, history, _boards = await self._state(t)
         if any(p.result is None for p in history):
             return
+        now = self.clock.now()
         last = max((p.round for p in history), default=0)
         if last >= t.rounds:
             await self.storage.tournaments.finish(tournament_id, now)
+            crashpoint("event.committed:tournament-finish")
             return
         nxt = t.current_round + 1
         if t.swiss:
             try:
-                pairings = pair_swiss_round(
-                    entrants, history, nxt, initial_colour=Colour(t.initial_colour)
+                pairings = await asyncio.to_thread(
+                    pair_swiss_round,
+                    entrants,
+                    history,
+                    nxt,
+                    initial_colour=Colour(t.initial_colour),
                 )
             except NoPairingError as exc:
                 await self.storage.tournaments.finish(
@@ -443,48 +584,41 @@ class TournamentService:
         else:
             numbers = {e.number: e.id for e in entrants}
             pairings = [p for p in berger.schedule_pairings(numbers, t.cycles) if p.round == nxt]
+        boards = await self._boards(t, pairings, entrants)
         try:
             await self.storage.tournaments.next_round(
-                tournament_id, t.current_round, await self._boards(t, pairings, entrants), now,
-                self._deadline(t, now),
-            )  # fmt: skip
+                tournament_id, t.current_round, boards, now, self._deadline(t, now)
+            )
         except ConflictError:
             return  # paired meanwhile
+        crashpoint("event.committed:round-paired")
 
-    async def advance_all(self) -> None:
-        """Everything due in every tournament: start times, round deadlines, finished
-        rounds (run at start-up, after a game ends and when a deadline comes)."""
-        now = self.clock.now()
-        seen = set()
-        for t in await self.storage.tournaments.due(now):
-            seen.add(t.id)
-            await self.advance(t.id)
-        for t in await self.storage.tournaments.running():
-            if t.id not in seen:
-                await self.advance(t.id)
-
-    async def next_due_at(self) -> int | None:
-        return await self.storage.tournaments.next_due_at()
+    async def round_deadline(self, tournament_id: int, round_no: int) -> list[int]:
+        """A Swiss round's deadline came (`tournament.deadline`): its games still going are
+        drawn, unrated (decided by the round's clock, not over the board); the next round
+        follows from their ends. Nothing if the round is over already."""
+        drawn = await self.storage.tournaments.end_round(tournament_id, round_no, self.clock.now())
+        crashpoint("event.committed:round-deadline")
+        return drawn
 
     # ------------------------------------------------------------------ reading
 
-    async def _state(self, t: Tournament) -> tuple[list[Entrant], list[Pairing], list[PairingRow]]:
+    async def _state(self, t: Tournament) -> tuple[list[Entrant], list[Pairing], list[Board]]:
         players = await self.storage.tournaments.players(t.id)
-        names = {p.user_id: await self.games.name_of(p.user_id) for p in players}
         entrants = [
-            Entrant(p.user_id, p.number or 0, names[p.user_id], p.withdrawn_after) for p in players
+            Entrant(
+                p.user_id, p.number or 0, await self.games.name_of(p.user_id), p.withdrawn_after
+            )
+            for p in players
         ]
-        rows = await self.storage.tournaments.pairings(t.id)
-        history = [
-            Pairing(r.round, r.board, r.white_id, r.black_id, points_of(r, r.game_detail))
-            for r in rows
-        ]
-        return entrants, history, rows
+        boards = await self.storage.tournaments.pairings(t.id)
+        history = [Pairing(b.round, b.board, b.white_id, b.black_id, points_of(b)) for b in boards]
+        return entrants, history, boards
 
     async def table(self, tournament_id: int) -> Table:
         t = await self.storage.tournaments.get(tournament_id)
         view = await self.view(tournament_id)
-        entrants, history, rows = await self._state(t)
+        entrants, history, boards = await self._state(t)
         standings = compute_standings(
             entrants, history, SWISS_TIEBREAKS if t.swiss else ROUND_ROBIN_TIEBREAKS
         )
@@ -492,12 +626,12 @@ class TournamentService:
         games = sum(1 for p in history if p.black is not None)
         if t.status == "signup":
             progress = f"sign-up: {len(entrants)} of {t.max_players} players"
+        elif t.status == "finished":
+            progress = "final standings"
         elif t.swiss:
             progress = f"round {t.current_round} of {t.rounds}"
         else:
             progress = f"{done} of {games} games played"
-        if t.status == "finished":
-            progress = "final standings"
         subtitle = f"{view.variant_name} · {view.format_name} · {progress}"
         grid = crosstable(
             standings,
@@ -507,14 +641,60 @@ class TournamentService:
             swiss=t.swiss,
             rounds=max(t.rounds, 1),
         )
-        games_at = {(r.round, r.board): r.game_id for r in rows if r.game_id is not None}
-        return Table(view, standings, grid, text_table(grid), tuple(history), games_at)
+        return Table(view, standings, grid, text_table(grid), tuple(history), tuple(boards))
 
     async def picture(self, table: Table) -> Picture:
-        import asyncio
+        """The crosstable picture, drawn in a worker thread."""
+        if self.games.pictures is None:
+            raise BadRequestError("Pictures are not available.")
+        return await asyncio.to_thread(self.games.pictures.crosstable, table.crosstable)
 
-        from renderer.crosstable import render_crosstable
 
-        png = await asyncio.to_thread(render_crosstable, table.crosstable)
-        width, height = png_size(png)
-        return Picture(png, width, height, "crosstable.png")
+def install(registry: EffectRegistry, service: TournamentService) -> None:
+    """Attaches the rules above to storage events and registers the transitions carried out
+    as effects. The posts' handlers are the Discord layer's (`bot.announce_tournaments`)."""
+    registry.on(EventKind.GAME_STARTED, on_game_started)
+    registry.on(EventKind.GAME_ENDED, on_game_ended)
+    registry.on(EventKind.TOURNAMENT_CREATED, on_created)
+    registry.on(EventKind.TOURNAMENT_STARTED, on_started)
+    registry.on(EventKind.ROUND_PAIRED, on_round_paired)
+    registry.on(EventKind.PLAYER_WITHDREW, on_withdrew)
+    registry.on(EventKind.ROUND_DEADLINE_PASSED, on_deadline_passed)
+    registry.on(EventKind.TOURNAMENT_FINISHED, on_finished)
+    registry.on(EventKind.TOURNAMENT_CANCELLED, on_cancelled)
+
+    async def advance(run: EffectRun) -> None:
+        await service.advance(tournament_of(run))
+
+    async def start(run: EffectRun) -> None:
+        await service.start_due(tournament_of(run))
+
+    async def deadline(run: EffectRun) -> None:
+        round_no = run.effect.payload.get("round")
+        if not isinstance(round_no, int):
+            raise GiveUp("a round deadline without its round")
+        await service.round_deadline(tournament_of(run), round_no)
+
+    registry.register(ADVANCE, _known(advance))
+    registry.register(START, _known(start))
+    registry.register(DEADLINE, _known(deadline))
+
+
+def tournament_of(run: EffectRun) -> int:
+    """The tournament an effect is about (its payload's `tournament_id`)."""
+    tournament_id = run.effect.payload.get("tournament_id")
+    if not isinstance(tournament_id, int):
+        raise GiveUp(f"a {run.effect.kind} effect without a tournament")
+    return tournament_id
+
+
+def _known(handler: Handler) -> Handler:
+    """A tournament that no longer exists cannot be acted on: give up at once."""
+
+    async def run(effect_run: EffectRun) -> None:
+        try:
+            await handler(effect_run)
+        except TournamentNotFoundError as exc:
+            raise GiveUp(str(exc)) from exc
+
+    return run

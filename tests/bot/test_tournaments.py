@@ -1,77 +1,50 @@
-"""Tournaments played out on a simulated clock through the service layer: a 6-player round
-robin and a 9-player Swiss of 4 rounds, each with a loss on time, a withdrawal, a bye
-(Swiss) and a restart in the middle of a round."""
+"""Tournaments played out on a simulated clock through the service layer, with every effect
+carried out as the bot does (posts to a stand-in that keeps each message once): a 6-player
+round robin and a 9-player Swiss of 4 rounds, each with a loss on time, a withdrawal, a bye
+(Swiss) and restarts in the middle of a round; a round's deadline, a start time; and every
+post exactly once."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
 import pytest
 
-from bot.service import GameService, ManualClock
-from bot.service.engine import STORAGE_ENGINE
+from bot.service import consequences, tournaments
 from bot.service.errors import BadRequestError
 from bot.service.models import UserRef
-from bot.service.timers import TimerService
-from bot.service.tournaments import TournamentService
-from storage import Storage
-from storage.models import DAY, DueKind
-
-GUILD, CHANNEL = 900, 901
-ORGANISER = UserRef(200, "Org")
+from storage.models import DAY, DueKind, EffectStatus, Termination
+from tests.bot.tournament_world import CHANNEL, GUILD, ORGANISER, World, people
 
 
-def people(n: int) -> list[UserRef]:
-    return [UserRef(300 + i, f"p{i}") for i in range(1, n + 1)]
+async def finish_game(world: World, game_id: int, rng: random.Random) -> None:
+    game = await world.storage.games.get(game_id)
+    white, black = UserRef(game.white_id, "w"), UserRef(game.black_id, "b")
+    roll = rng.random()
+    if roll < 0.35:
+        await world.games.resign(channel_id=0, user=black, game_id=game_id)
+    elif roll < 0.7:
+        await world.games.resign(channel_id=0, user=white, game_id=game_id)
+    else:
+        await world.games.offer_draw(channel_id=0, user=white, game_id=game_id)
+        await world.games.offer_draw(channel_id=0, user=black, game_id=game_id)
+    await world.runner.run_due()
 
 
-class World:
-    """Storage and services over one database file, reopened at will (a restart)."""
-
-    def __init__(self, target: str, clock: ManualClock) -> None:
-        self.target, self.clock = target, clock
-
-    async def open(self) -> None:
-        self.storage = await Storage.open(self.target, engine=STORAGE_ENGINE, rng=random.Random(1))
-        self.games = GameService(self.storage, clock=self.clock)
-        self.tournaments = TournamentService(self.games, rng=random.Random(2))
-        self.timers = TimerService(self.storage, self.clock, on_game_ended=self.games.game_ended)
-
-    async def restart(self) -> None:
-        await self.storage.close()
-        await self.open()
-        await self.tournaments.advance_all()
-
-    async def finish_game(self, game_id: int, rng: random.Random) -> None:
-        game = await self.storage.games.get(game_id)
-        white, black = UserRef(game.white_id, "w"), UserRef(game.black_id, "b")
-        roll = rng.random()
-        if roll < 0.35:
-            await self.games.resign(channel_id=0, user=black, game_id=game_id)
-        elif roll < 0.7:
-            await self.games.resign(channel_id=0, user=white, game_id=game_id)
-        else:
-            await self.games.offer_draw(channel_id=0, user=white, game_id=game_id)
-            await self.games.offer_draw(channel_id=0, user=black, game_id=game_id)
+def payloads(world: World, kind: str) -> list[dict[str, object]]:
+    return [json.loads(p) for _k, _g, p in world.discord.of_kind(kind)]
 
 
-async def running_games(world: World, tid: int) -> list[int]:
-    rows = await world.storage.tournaments.pairings(tid)
-    return [r.game_id for r in rows if r.game_id is not None and r.game_status == "active"]
-
-
-async def posts(world: World, tid: int) -> Counter[tuple[str, int]]:
-    async with world.storage._db.transaction(write=False) as tx:
-        rows = await tx.all(
-            "SELECT kind, subject FROM tournament_posts WHERE tournament_id = ?", (tid,)
-        )
-    return Counter((r[0], r[1]) for r in rows)
+async def everything_done(world: World) -> None:
+    statuses = await world.effects_by_status()
+    assert statuses[EffectStatus.PENDING] == 0 and statuses[EffectStatus.FAILED] == 0
+    assert set(world.discord.counts().values()) == {1}, "a post was made twice"
 
 
 async def test_round_robin_of_six(db_target: str) -> None:
-    clock = ManualClock()
-    world = World(db_target, clock)
+    world = World(db_target)
     await world.open()
     rng = random.Random(6)
     view = await world.tournaments.create(
@@ -83,35 +56,53 @@ async def test_round_robin_of_six(db_target: str) -> None:
     for p in players:
         await world.tournaments.join(tid, p)
     started = await world.tournaments.start(tid)
+    await world.runner.run_due()
     assert started.tournament.status == "running" and started.tournament.rounds == 5
-    games = await running_games(world, tid)
+    games = await world.running_games(tid)
     assert len(games) == 15, "every game of every round at once"
+    # Each game: its post in the channel, then its thread with the first board.
+    assert len(world.discord.of_kind(tournaments.GAME)) == 15
+    assert len(world.discord.of_kind(consequences.STARTED)) == 15
+    assert [p["round"] for p in payloads(world, tournaments.ROUND)] == [1, 2, 3, 4, 5]
 
     # A second start (the start time firing as the organiser clicks) changes nothing.
     with pytest.raises(BadRequestError, match="already started"):
         await world.tournaments.start(tid)
-    await world.tournaments.advance_all()
+    await world.tournaments.advance(tid)
     assert len(await world.storage.tournaments.pairings(tid)) == 15
 
     # Ten games end by resignation or agreement; then a restart mid-tournament.
     for gid in games[:10]:
-        await world.finish_game(gid, rng)
+        await finish_game(world, gid, rng)
     await world.restart()
-    assert len(await world.storage.tournaments.pairings(tid)) == 15
+    await world.runner.run_due()
     table = await world.tournaments.table(tid)
     assert sum(r.games for r in table.standings.rows) == 20  # ten games, two sides each
+    assert len(world.discord.of_kind(tournaments.RESULT)) == 10
 
-    # p6 withdraws: their games still going are resigned (losses).
+    # p6 withdraws: their games still going are resigned (losses), each in its own thread.
     resigned = await world.tournaments.withdraw(tid, players[5])
-    left = await running_games(world, tid)
-    assert all(g not in left for g in resigned)
+    await world.runner.run_due()
+    left = await world.running_games(tid)
+    assert resigned and all(g not in left for g in resigned)
+    ended_posts = {g for _k, g, _p in world.discord.of_kind(consequences.ENDED)}
+    assert set(resigned) <= ended_posts
+    (withdrawal,) = payloads(world, tournaments.WITHDRAWAL)
+    assert withdrawal["user_id"] == players[5].id and withdrawal["games"] == resigned
+    # One table for the withdrawal, not one per resigned game.
+    assert len(world.discord.of_kind(tournaments.RESULT)) == 10
+    for gid in resigned:
+        game = await world.storage.games.get(gid)
+        assert game.termination is Termination.RESIGNATION
+        assert "withdrew from the tournament" in game.end_detail
+
     # One more game is decided, and the rest are lost on time by White.
     for gid in left[:-1]:
-        await world.finish_game(gid, rng)
-    clock.advance(2 * DAY)
+        await finish_game(world, gid, rng)
+    world.clock.advance(2 * DAY)
     handled = await world.timers.run_due()
     assert DueKind.TIMEOUT in [item.kind for item in handled]
-    await world.tournaments.advance_all()
+    await world.runner.run_due()
 
     t = await world.storage.tournaments.get(tid)
     assert t.status == "finished"
@@ -121,17 +112,19 @@ async def test_round_robin_of_six(db_target: str) -> None:
     assert all(
         sum(1 for c in row.cells if c.tone.value == "self") == 1 for row in table.crosstable.rows
     )
-    made = await posts(world, tid)
-    assert set(made.values()) == {1}
-    assert made[("started", 0)] == 1 and made[("final", 0)] == 1
-    assert sum(1 for k, _ in made if k == "result") == 15
-    assert sum(1 for k, _ in made if k == "round") == 5
-    await world.storage.close()
+    await everything_done(world)
+    kinds = Counter(k for k, _g, _p in world.discord.messages)
+    assert kinds[tournaments.STARTED] == 1 and kinds[tournaments.FINAL] == 1
+    assert kinds[tournaments.RESULT] + len(resigned) == 15
+    assert kinds[consequences.ENDED] == 15
+    # The final post comes last in the tournament's thread.
+    thread = [k for k, _g, _p in world.discord.messages if k.startswith("tournament.")]
+    assert thread[-1] == tournaments.FINAL
+    await world.close()
 
 
 async def test_swiss_of_nine_in_four_rounds(db_target: str) -> None:
-    clock = ManualClock()
-    world = World(db_target, clock)
+    world = World(db_target)
     await world.open()
     rng = random.Random(9)
     view = await world.tournaments.create(
@@ -143,7 +136,9 @@ async def test_swiss_of_nine_in_four_rounds(db_target: str) -> None:
     for p in players:
         await world.tournaments.join(tid, p)
     await world.tournaments.start(tid)
+    await world.runner.run_due()
     byes: list[int] = []
+    quitter = 0
     for round_no in range(1, 5):
         t = await world.storage.tournaments.get(tid)
         assert t.current_round == round_no
@@ -153,24 +148,25 @@ async def test_swiss_of_nine_in_four_rounds(db_target: str) -> None:
         if round_no == 2:
             # One game is lost on time; the others end before the deadline.
             for gid in games[1:]:
-                await world.finish_game(gid, rng)
-            clock.advance(2 * DAY)
+                await finish_game(world, gid, rng)  # type: ignore[arg-type]
+            world.clock.advance(2 * DAY)
             await world.timers.run_due()
         elif round_no == 3:
             # A restart in the middle of the round, then a withdrawal.
-            await world.finish_game(games[0], rng)  # type: ignore[arg-type]
+            await finish_game(world, games[0], rng)  # type: ignore[arg-type]
             await world.restart()
             await world.restart()
             assert (await world.storage.tournaments.get(tid)).current_round == 3
             quitter = next(r.white_id for r in rows if r.game_id == games[1])
             await world.tournaments.withdraw(tid, UserRef(quitter, "quitter"))
-            for gid in await running_games(world, tid):
-                await world.finish_game(gid, rng)
+            await world.runner.run_due()
+            for gid in await world.running_games(tid):
+                await finish_game(world, gid, rng)
         else:
             for gid in games:
-                await world.finish_game(gid, rng)  # type: ignore[arg-type]
-        await world.tournaments.advance_all()
-        await world.tournaments.advance_all()  # twice: nothing is paired twice
+                await finish_game(world, gid, rng)  # type: ignore[arg-type]
+        await world.runner.run_due()
+        await world.tournaments.advance(tid)  # again by hand: nothing is paired twice
 
     t = await world.storage.tournaments.get(tid)
     assert t.status == "finished" and t.current_round == 4
@@ -186,6 +182,122 @@ async def test_swiss_of_nine_in_four_rounds(db_target: str) -> None:
     assert "½" in " ".join(
         c.text for row in table.crosstable.rows for c in row.cells if c.text.startswith("bye")
     )
-    made = await posts(world, tid)
-    assert set(made.values()) == {1} and made[("final", 0)] == 1
-    await world.storage.close()
+    await everything_done(world)
+    assert [p["round"] for p in payloads(world, tournaments.ROUND)] == [1, 2, 3, 4]
+    assert len(world.discord.of_kind(tournaments.FINAL)) == 1
+    await world.close()
+
+
+async def test_a_rounds_deadline_draws_the_games_still_going(db_target: str) -> None:
+    world = World(db_target)
+    await world.open()
+    view = await world.tournaments.create(
+        guild_id=GUILD, channel_id=CHANNEL, organiser=ORGANISER, name="Quick Swiss",
+        variant="chess", format="swiss", rounds=2, days_per_move=7, round_days=3,
+    )  # fmt: skip
+    tid = view.tournament.id
+    for p in people(4):
+        await world.tournaments.join(tid, p)
+    await world.tournaments.start(tid)
+    await world.runner.run_due()
+    first, second = await world.running_games(tid)
+    await finish_game(world, first, random.Random(1))
+    # Nothing happens before the deadline; at the deadline the effects runner (due then)
+    # draws the other game, unrated, and pairs round 2.
+    world.clock.advance(3 * DAY - 1)
+    await world.runner.run_due()
+    assert (await world.storage.games.get(second)).is_active
+    world.clock.advance(1)
+    await world.runner.run_due()
+    drawn = await world.storage.games.get(second)
+    assert drawn.termination is Termination.ADJUDICATION and not drawn.rated
+    assert await world.storage.ratings.game_changes(second) == []
+    t = await world.storage.tournaments.get(tid)
+    assert t.current_round == 2 and t.round_deadline_at == world.clock.now() + 3 * DAY
+    (passed,) = payloads(world, tournaments.DEADLINE_PASSED)
+    assert passed == {"tournament_id": tid, "round": 1, "games": [second]}
+    assert len(world.discord.of_kind(tournaments.RESULT)) == 1  # the deadline's post says it
+    # Round 2's games all end early: the tournament is over, and round 2's deadline,
+    # when it comes, changes nothing.
+    for gid in await world.running_games(tid):
+        await finish_game(world, gid, random.Random(2))
+    assert (await world.storage.tournaments.get(tid)).status == "finished"
+    world.clock.advance(3 * DAY)
+    await world.runner.run_due()
+    await everything_done(world)
+    assert len(world.discord.of_kind(tournaments.DEADLINE_PASSED)) == 1
+    await world.close()
+
+
+async def test_the_start_time_starts_or_cancels(db_target: str) -> None:
+    world = World(db_target)
+    await world.open()
+    made = []
+    for name in ("Full", "Empty"):
+        view = await world.tournaments.create(
+            guild_id=GUILD, channel_id=CHANNEL, organiser=ORGANISER, name=name,
+            variant="chess", format="swiss", starts_in_hours=2,
+        )  # fmt: skip
+        made.append(view.tournament.id)
+    for p in people(3):
+        await world.tournaments.join(made[0], p)
+    await world.tournaments.join(made[1], people(1)[0])
+    await world.restart()  # the start times are stored, not kept in memory
+    world.clock.advance(2 * 3600 - 1)
+    await world.runner.run_due()
+    assert (await world.storage.tournaments.get(made[0])).status == "signup"
+    world.clock.advance(1)
+    await world.runner.run_due()
+    full, empty = [await world.storage.tournaments.get(t) for t in made]
+    assert full.status == "running" and full.rounds == 3
+    assert (empty.status, empty.end_reason) == ("cancelled", "fewer than two players signed up")
+    cancelled = payloads(world, tournaments.CANCELLED)
+    assert [p["tournament_id"] for p in cancelled] == [made[1]]
+    await everything_done(world)
+    await world.close()
+
+
+async def test_results_just_before_the_end_keep_their_posts(db_target: str) -> None:
+    """The last games of the last round end together, before anything is carried out: each
+    result still gets its post, and the winner is announced after them."""
+    world = World(db_target)
+    await world.open()
+    view = await world.tournaments.create(
+        guild_id=GUILD, channel_id=CHANNEL, organiser=ORGANISER, name="Last Seconds",
+        variant="chess", format="round-robin",
+    )  # fmt: skip
+    tid = view.tournament.id
+    for p in people(4):
+        await world.tournaments.join(tid, p)
+    await world.tournaments.start(tid)
+    games = await world.running_games(tid)
+    rng = random.Random(4)
+    for gid in games:  # no effect runs in between
+        game = await world.storage.games.get(gid)
+        await world.games.resign(channel_id=0, user=UserRef(game.black_id, "b"), game_id=gid)
+    assert rng  # results are all Black resigning
+    await world.runner.run_due()
+    await everything_done(world)
+    thread = [(k, g) for k, g, _p in world.discord.messages if k.startswith("tournament.")]
+    results = [g for k, g in thread if k == tournaments.RESULT]
+    assert sorted(results) == sorted(games)
+    assert thread[-1] == (tournaments.FINAL, None)
+    await world.close()
+
+
+async def test_organisers_are_admins_or_the_configured_role(db_target: str) -> None:
+    from bot.service.server_config import ConfigChange, ServerConfig, Unset
+
+    world = World(db_target)
+    await world.open()
+    service = world.tournaments
+    assert await service.may_organise(GUILD, True, set())
+    assert not await service.may_organise(GUILD, False, {555})
+    config = ServerConfig(world.storage, world.clock)
+    await config.change(GUILD, ConfigChange(organiser_role_id=555))
+    assert await service.may_organise(GUILD, False, {1, 555})
+    assert not await service.may_organise(GUILD, False, {1})
+    assert not await service.may_organise(GUILD + 1, False, {555}), "another server's role"
+    await config.change(GUILD, ConfigChange(unset=Unset.ORGANISERS))
+    assert not await service.may_organise(GUILD, False, {555})
+    await world.close()

@@ -1,6 +1,9 @@
-"""Tournaments end to end on the stand-in: an organiser creates one, players join with the
-sign-up buttons, the bot pairs the rounds, opens a thread per game, posts the crosstable
-after every result and announces the winner; a restart in the middle changes nothing."""
+"""Tournaments end to end on the stand-in: a server admin names the organisers' role with
+/config, an organiser with that role (and no permission of their own) creates a tournament,
+players join with the sign-up buttons, the bot pairs the rounds, opens a thread per game
+from the game's post in the channel (its first post names the tournament and the round),
+posts the crosstable after every result and announces the winner; a player's withdrawal
+resigns their game in its thread; a restart in the middle changes nothing."""
 
 from __future__ import annotations
 
@@ -25,34 +28,37 @@ def crosstables(fake: FakeDiscord, thread: FakeChannel) -> list[FakeMessage]:
 
 
 def game_threads(fake: FakeDiscord, lobby: FakeChannel) -> list[FakeChannel]:
-    return [t for t in fake.threads(lobby) if t.name.startswith("#")]
+    return [t for t in fake.threads(lobby) if t.name.startswith("Club Cup · R")]
 
 
-async def resign_in(fake: FakeDiscord, thread: FakeChannel, user: FakeUser) -> None:
-    reply = await (await fake.slash(user, thread, "resign")).reply()
-    assert "resigned" in reply.text
+def intro(fake: FakeDiscord, thread: FakeChannel) -> FakeMessage | None:
+    """The game's first post in its thread: the board, both players, the round."""
+    return next((m for m in fake.messages(thread) if "the game begins" in m.content), None)
 
 
 async def run_tournament(
     world: World, db: Path, fmt: str, expected_games: int, **options: object
 ) -> None:
     fake = world.fake
+    admins = fake.add_role(world.guild, "admins", permissions=MANAGE_GUILD)
+    dana = fake.add_user("dana")
+    fake.add_member(world.guild, dana, roles=[admins])
+    organisers = fake.add_role(world.guild, "Organisers")  # no permission of its own
     olga = fake.add_user("olga")
-    organisers = fake.add_role(world.guild, "Organisers", permissions=MANAGE_GUILD)
     fake.add_member(world.guild, olga, roles=[organisers])
     players = [world.alice, world.bob, world.carol]
     clock = ManualClock()
     bot = FairyPost(database=db, clock=clock)
     async with run_bot(fake, bot):
-        # Only organisers may create.
-        refused = await (
-            await fake.slash(world.alice, world.lobby, "tournament create", name="Nope",
-                             variant="patricia", format=fmt)
-        ).reply()  # fmt: skip
-        assert refused.ephemeral and "Manage Server" in refused.text
+        # Only Manage Server, or the organisers' role once /config names it.
+        create = {"name": "Club Cup", "variant": "patricia", "format": fmt}
+        refused = await (await fake.slash(olga, world.lobby, "tournament create", **create)).reply()
+        assert refused.ephemeral and "Manage Server or the organisers' role" in refused.text
+        saved = await (await fake.slash(dana, world.lobby, "config", organisers=organisers)).reply()
+        assert f"<@&{organisers.id}>" in saved.text
         signup = await (
-            await fake.slash(olga, world.lobby, "tournament create", name="Club Cup",
-                             variant="patricia", format=fmt, days_per_move=3, **options)
+            await fake.slash(olga, world.lobby, "tournament create", days_per_move=3,
+                             **create, **options)
         ).reply()  # fmt: skip
         assert {b["label"] for b in signup.buttons} == {"Join", "Leave"}
         for p in players:
@@ -63,60 +69,83 @@ async def run_tournament(
         started = await (await fake.slash(olga, world.lobby, "tournament start")).reply()
         assert "has started with 3 players" in started.text
         home = await fake.wait_for_thread("🏆 Club Cup", parent=world.lobby, timeout=WAIT)
+        assert home.id == signup.id, "the tournament's thread opens from its sign-up post"
         await fake.wait_until(
             lambda: len(crosstables(fake, home)) >= 1, WAIT, "the first crosstable"
         )
         await fake.wait_until(lambda: not signup.buttons, WAIT, "sign-up closed")
+        await fake.wait_until(lambda: "Round 1" in fake.messages(home)[-1].text, WAIT, "pairings")
 
     # A restart: the same database, a new process; the old sign-up post stays closed, and
     # nothing already posted is posted again.
     posted_before = len(fake.messages(home))
     bot = FairyPost(database=db, clock=clock)
+    resigned: set[int] = set()
     async with run_bot(fake, bot):
-        finished = 0
-        resigned: set[int] = set()  # the end post of a game may come after the table's
 
         def playable() -> list[FakeChannel]:
             return [
                 t
                 for t in game_threads(fake, world.lobby)
-                if t.id not in resigned and not _over(fake, t)
+                if t.id not in resigned and intro(fake, t) is not None
             ]
 
-        while finished < expected_games:
+        while len(resigned) < expected_games:
             await fake.wait_until(lambda: bool(playable()), WAIT, "a game to play")
             thread = playable()[0]
-            intro = await fake.wait_for_message(thread, include_existing=True, timeout=WAIT)
-            loser_id = intro.mention_ids[1]
-            loser = next(p for p in players if p.id == loser_id)
+            first = intro(fake, thread)
+            assert first is not None and "of **Club Cup**" in first.content
+            assert first.attachments and first.attachments[0].is_png
+            # The game's thread opened from its post in the channel.
+            post = fake.messages_by_id[thread.id]
+            assert "Club Cup" in post.content and post.mention_ids == first.mention_ids
+            white, black = (next(p for p in players if p.id == i) for i in first.mention_ids[:2])
             tables = len(crosstables(fake, home))
-            await resign_in(fake, thread, loser)
+            last = len(resigned) == expected_games - 1
+            if last:
+                # The last game: Black withdraws, which resigns it, in its thread too.
+                await withdraw(fake, world, black, thread)
+            else:
+                reply = await (await fake.slash(black, thread, "resign")).reply()
+                assert "resigned" in reply.text
             resigned.add(thread.id)
-            finished += 1
             await fake.wait_until(
                 lambda n=tables: len(crosstables(fake, home)) > n, WAIT, "the table after a result"
             )
+            assert white.id != black.id
         await fake.wait_until(
             lambda: any("is over" in m.content for m in fake.messages(home)), WAIT, "the end"
         )
         assert len(fake.messages(home)) > posted_before
         final = next(m for m in fake.messages(home) if "is over" in m.content)
         assert final.attachments[0].is_png and final.attachments[0].width >= 450
-        # Every post once: no marker twice.
-        markers = Counter(
-            e["footer"]["text"] for m in fake.messages(home) for e in m.embeds if e.get("footer")
-        )
-        assert markers and set(markers.values()) == {1}
+        assert (final.attachments[0].description or "").startswith("Crosstable of Club Cup")
+        # Every post once: the thread's posts are all different, and each game thread has
+        # one first post and one end post.
+        texts = Counter(m.content for m in fake.messages(home))
+        assert set(texts.values()) == {1}, texts
+        for thread in game_threads(fake, world.lobby):
+            contents = [m.content for m in fake.messages(thread)]
+            assert sum("the game begins" in c for c in contents) == 1
         # The standings command at any time, the pairings and the games.
         standings = await (await fake.slash(world.alice, home, "tournament standings")).reply()
         assert standings.attachments[0].filename == "crosstable.png"
         games = await (await fake.slash(world.alice, home, "tournament games")).reply()
         assert games.text.count("R") >= expected_games
+        pairings = await (await fake.slash(world.alice, home, "tournament pairings")).reply()
+        assert "pairings" in pairings.text
     assert len(game_threads(fake, world.lobby)) == expected_games
 
 
-def _over(fake: FakeDiscord, thread: FakeChannel) -> bool:
-    return any("resigned" in m.text for m in fake.messages(thread))
+async def withdraw(fake: FakeDiscord, world: World, player: FakeUser, thread: FakeChannel) -> None:
+    """`/tournament withdraw` from the game's own thread (it names the tournament)."""
+    reply = await (await fake.slash(player, thread, "tournament withdraw")).reply()
+    assert "withdrew from the tournament" in reply.text and "Games resigned: #" in reply.text
+    ended = await fake.wait_for_message(
+        thread, lambda m: f"{player.name} resigned." in m.text, timeout=WAIT,
+        include_existing=True,
+    )  # fmt: skip
+    assert "withdrew from the tournament" in ended.content
 
 
 async def test_a_round_robin_from_sign_up_to_the_final_crosstable(
