@@ -301,3 +301,69 @@ async def test_organisers_are_admins_or_the_configured_role(db_target: str) -> N
     await config.change(GUILD, ConfigChange(unset=Unset.ORGANISERS))
     assert not await service.may_organise(GUILD, False, {555})
     await world.close()
+
+
+async def test_a_tournament_in_this_servers_own_variant(db_target: str) -> None:
+    """The one resolver of built-in or server variants: a server's variant is offered and
+    accepted, its definition is pinned by the tournament when it is created, and every game
+    of every round plays it, whatever edits come later; another server cannot use it."""
+    world = World(db_target)
+    await world.open()
+    variants = world.games.variants
+    await variants.define(GUILD, ORGANISER, can_manage=True, filename="tiny.toml", data=TINY)
+    offered = await variants.suggestions(GUILD, "tin")
+    assert offered[0].value == "tiny" and "this server's" in offered[0].name
+    view = await world.tournaments.create(
+        guild_id=GUILD, channel_id=CHANNEL, organiser=ORGANISER, name="Tiny Cup",
+        variant="Tiny Chess", format="round-robin", round_by_round=True,
+    )  # fmt: skip
+    assert view.variant_name == "Tiny Chess"
+    pinned = view.tournament.definition_digest
+    assert pinned is not None and view.tournament.variant_id == f"tiny@{GUILD}"
+    with pytest.raises(BadRequestError, match="unknown variant 'tiny'"):
+        await world.tournaments.create(
+            guild_id=GUILD + 1, channel_id=CHANNEL, organiser=ORGANISER, name="Elsewhere",
+            variant="tiny", format="swiss",
+        )  # fmt: skip
+    # The variant changes after the tournament was announced: its games keep the first rules.
+    edited = TINY.replace(b'rook = "R"', b'rook = { letter = "R", betza = "W" }')
+    await variants.define(GUILD, ORGANISER, can_manage=True, filename="tiny.toml", data=edited)
+    tid = view.tournament.id
+    players = people(3)
+    for p in players:
+        await world.tournaments.join(tid, p)
+    await world.tournaments.start(tid)
+    await world.runner.run_due()
+    for _round in range(3):
+        (game_id,) = await world.running_games(tid)
+        game = await world.storage.games.get(game_id)
+        assert (game.variant_id, game.definition_digest) == (view.tournament.variant_id, pinned)
+        white = UserRef(game.white_id, "w")
+        moves = await world.games.suggest_moves(
+            channel_id=0, user_id=white.id, typed="R", game_id=game_id
+        )
+        assert "Ra1-d1" in [m.value for m in moves], "the Rook still rides (the first rules)"
+        await world.games.play(channel_id=0, user=white, text="a2-a3", game_id=game_id)
+        await world.games.resign(channel_id=0, user=white, game_id=game_id)
+        await world.runner.run_due()
+    assert (await world.storage.tournaments.get(tid)).status == "finished"
+    await everything_done(world)
+    await world.close()
+
+
+TINY = b"""\
+id = "tiny"
+name = "Tiny Chess"
+description = "A Rook and a King on 5x5."
+files = 5
+ranks = 5
+
+[pieces]
+king = "K"
+rook = "R"
+pawn = { letter = "", promotion = { to = ["rook"] } }
+
+[setup]
+1 = "R . . . K"
+2 = "P P P P P"
+"""

@@ -14,6 +14,7 @@ from bot.client import FairyPost
 from bot.service import ManualClock
 from localdiscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser, run_bot
 from tests.e2e.conftest import World
+from tests.e2e.test_variants import HAWK_V1, define
 
 MANAGE_GUILD = 1 << 5
 WAIT = 60.0  # a bound for a loaded machine, not a speed requirement
@@ -157,3 +158,42 @@ async def test_a_round_robin_from_sign_up_to_the_final_crosstable(
 async def test_a_swiss_from_sign_up_to_the_final_crosstable(world: World, tmp_path: Path) -> None:
     # Three players, two rounds: a bye in each round, never to the same player.
     await run_tournament(world, tmp_path / "swiss.sqlite3", "swiss", expected_games=2, rounds=2)
+
+
+async def test_a_tournament_in_the_servers_own_variant(world: World, tmp_path: Path) -> None:
+    """/tournament create offers this server's variants in its autocomplete and plays one:
+    its games' threads show the server's variant."""
+    fake = world.fake
+    admins = fake.add_role(world.guild, "admins", permissions=MANAGE_GUILD)
+    fake.add_member(world.guild, world.carol, roles=[admins])
+    bot = FairyPost(database=tmp_path / "own.sqlite3", clock=ManualClock())
+    async with run_bot(fake, bot):
+        defined = await define(fake, world, world.alice, HAWK_V1)
+        assert "is now one of this server's variants" in defined.text
+        choices = await fake.autocomplete(
+            world.carol, world.lobby, "tournament create", focused="variant", value="hawk",
+            name="Hawk Cup", format="round-robin",
+        )  # fmt: skip
+        assert (choices[0].name, choices[0].value) == (
+            "Hawk Chess · this server's (v1)",
+            "hawk-chess",
+        )
+        signup = await (
+            await fake.slash(world.carol, world.lobby, "tournament create", name="Hawk Cup",
+                             variant="hawk-chess", format="round-robin")
+        ).reply()  # fmt: skip
+        assert "A round robin of **Hawk Chess**" in signup.text
+        for p in (world.alice, world.bob):
+            await (await fake.click(p, signup, label="Join")).response()
+        await fake.wait_until(lambda: "alice, bob" in signup.text, WAIT, "two players")
+        await (await fake.slash(world.carol, world.lobby, "tournament start")).reply()
+
+        def threads() -> list[FakeChannel]:
+            return [t for t in fake.threads(world.lobby) if t.name.startswith("Hawk Cup · R1: ")]
+
+        await fake.wait_until(lambda: bool(threads()), WAIT, "the game's thread")
+        (thread,) = threads()
+        first = await fake.wait_for_message(
+            thread, lambda m: "the game begins" in m.content, timeout=WAIT, include_existing=True
+        )
+        assert "Hawk Chess" in first.text and "Round 1 of **Hawk Cup**" in first.content
