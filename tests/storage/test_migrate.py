@@ -87,11 +87,16 @@ async def seed_version_1(target: str) -> None:
                 (WHITE, BLACK, T0 + 86400, T0, T0),
             )
             assert game_id == 1
+            # Columns named: later migrations add columns (with defaults) to these tables.
             await tx.run(
-                "INSERT INTO moves VALUES (1, 1, 'white', 'E2-e4', 'e2e4', 'abc', ?)", (T0,)
+                "INSERT INTO moves (game_id, ply, color, notation, coordinate, position_hash, "
+                "made_at) VALUES (1, 1, 'white', 'E2-e4', 'e2e4', 'abc', ?)",
+                (T0,),
             )
             await tx.run(
-                "INSERT INTO ratings VALUES (?, 'chess', 1600.0, 80.0, 0.06, 3, 2, 1, 0, ?, ?)",
+                "INSERT INTO ratings (user_id, variant_id, rating, deviation, volatility, games, "
+                "wins, draws, losses, last_played_at, updated_at) "
+                "VALUES (?, 'chess', 1600.0, 80.0, 0.06, 3, 2, 1, 0, ?, ?)",
                 (WHITE, T0, T0),
             )
     finally:
