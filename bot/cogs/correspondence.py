@@ -67,12 +67,14 @@ class Correspondence(commands.Cog):
             turn_notices=turn_notices,
             reminder_offsets=_hours(reminders) if reminders is not None else None,
         )
-        hours = ", ".join(str(o // HOUR) for o in player.reminder_offsets) or "none"
+        offsets = [o // HOUR for o in player.reminder_offsets]
+        hours = ", ".join(str(o) for o in offsets) or "none"
+        unit = "hour" if offsets == [1] else "hours"
         where = "direct messages" if player.notify_mode is NotifyMode.DM else "thread mentions"
         text = (
             f"Notices: **{where}**\n"
             f"Turn notices: **{'on' if player.turn_notices else 'off'}**\n"
-            f"Reminders: **{hours}** hour(s) before the deadline"
+            f"Reminders: **{hours}** {unit} before the deadline"
         )
         await interaction.response.send_message(text, ephemeral=True)
         self.bot.timers.poke()

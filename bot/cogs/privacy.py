@@ -12,6 +12,7 @@ from bot.cogs.common import Fairy, fairy, install, send_error, user_ref
 from bot.service import privacy
 from bot.service.privacy import Privacy
 from bot.ui.embeds import GREEN, RED
+from bot.ui.format import count
 
 
 def privacy_embed() -> discord.Embed:
@@ -43,7 +44,7 @@ class ForgetView(discord.ui.View):
         text = (
             "Fairy Post kept nothing about you, so there was nothing to forget."
             if done is None
-            else f"Done: you are now **{done.label}** in {done.games} stored game(s); "
+            else f"Done: you are now **{done.label}** in {count(done.games, 'stored game')}; "
             "your name, id and settings are gone. Using Fairy Post again starts afresh."
         )
         self.stop()

@@ -54,10 +54,14 @@ class Privacy:
             parts = []
             if exc.game_ids:
                 games = ", ".join(f"#{g}" for g in exc.game_ids)
-                parts.append(f"You still play game(s) {games}: finish or resign them (/resign)")
+                which = "game" if len(exc.game_ids) == 1 else "games"
+                them = "it" if len(exc.game_ids) == 1 else "them"
+                parts.append(f"You still play {which} {games}: finish or resign {them} (/resign)")
             if exc.tournaments:
                 names = ", ".join(exc.tournaments)
-                parts.append(f"you are entered in the tournament(s) {names}: leave them first")
+                which = "tournament" if len(exc.tournaments) == 1 else "tournaments"
+                them = "it" if len(exc.tournaments) == 1 else "them"
+                parts.append(f"you are entered in the {which} {names}: leave {them} first")
             if not parts and exc.pending:
                 raise BadRequestError(
                     "The end of your last game is still being posted and rated; "

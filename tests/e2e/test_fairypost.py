@@ -306,3 +306,14 @@ async def test_ratings_leaderboard_vacation_and_finished_games(
         assert "You are on vacation" in away.content and "14.0 days" in away.content
         back = await (await fake.slash(world.bob, world.lobby, "vacation", action="off")).reply()
         assert "not on vacation" in back.content
+
+
+async def test_settings_reply_counts_hours_in_plain_words(world: World, tmp_path: Path) -> None:
+    fake = world.fake
+    async with fairypost(fake, tmp_path / "fp.sqlite3"):
+        one = await (await fake.slash(world.bob, world.lobby, "settings", reminders="1")).reply()
+        assert "Reminders: **1** hour before the deadline" in one.content, one.content
+        two = await (
+            await fake.slash(world.bob, world.lobby, "settings", reminders="24, 1")
+        ).reply()
+        assert "Reminders: **24, 1** hours before the deadline" in two.content, two.content

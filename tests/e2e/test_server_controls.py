@@ -182,7 +182,7 @@ async def test_privacy_and_forget_me(world: World, tmp_path: Path) -> None:
         await effects_carried_out(runner)
         ask = await (await fake.slash(world.bob, world.lobby, "forget-me")).reply()
         done = await (await fake.click(world.bob, ask, label="Forget me")).reply()
-        assert "you are now **Anonymous 1** in 1 stored game(s)" in done.text
+        assert "you are now **Anonymous 1** in 1 stored game;" in done.text
         assert not done.buttons
         # the game and alice's rating stay; bob's name is gone from them
         listing = await (await fake.slash(world.alice, world.lobby, "games", finished=True)).reply()
