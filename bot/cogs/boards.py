@@ -93,15 +93,22 @@ async def post_move(
     the move's recorded effect, posted in the thread with the Move button."""
     view = result.view
     log.info("game %s ply %s: %s", view.game.id, view.game.ply_count, result.notation)
+    await acknowledge(bot, interaction, played_text(result, user))
+
+
+def played_text(result: MoveResult, user: UserRef) -> str:
+    """What the mover reads, from /move and from the Move button alike: their move, the
+    opponent's conditional answer when one was played at once, and the end if it came."""
+    view = result.view
     ending = f" — **{view.status}**" if view.finished else ""
-    text = f"You played **{result.notation}**."
+    text = f"You played **{result.notation}**"
     if result.answer is not None:
         answerer = view.name_of(view.game.opponent_of(user.id))
-        text = (
-            f"You played **{result.notation}**; {answerer} had left an answer to it, "
-            f"played at once: **{result.answer}** *(conditional move)*."
+        text += (
+            f"; {answerer} had left an answer to it, played at once: **{result.answer}** "
+            "*(conditional move)*"
         )
-    await acknowledge(bot, interaction, text[:-1] + f"{ending}.")
+    return text + f"{ending}."
 
 
 # ---------------------------------------------------------------------------- the menus
@@ -181,9 +188,7 @@ async def _play(interaction: discord.Interaction[Any], game_id: int, ply: int, t
         game_id=game_id,
         at_ply=ply,
     )
-    await interaction.edit_original_response(
-        content=f"You played **{result.notation}**.", view=None
-    )
+    await interaction.edit_original_response(content=played_text(result, user), view=None)
     log.info("game %s ply %s: %s", game_id, result.view.game.ply_count, result.notation)
     recorded(bot)  # the board after the move is its recorded effect
 

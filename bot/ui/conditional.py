@@ -10,6 +10,9 @@ from bot.ui.format import clip
 
 DESCRIPTION_LIMIT = 4096
 INDENT = "\u2003"  # an em space: Discord keeps it at the start of a line
+MAX_INDENT = 4
+"""Deeper continuations are indented no further, so a long line still fits a phone's width
+(the move numbers tell the depth)."""
 
 
 def tree_lines(view: TreeView) -> list[str]:
@@ -17,7 +20,7 @@ def tree_lines(view: TreeView) -> list[str]:
     move they follow."""
     out = []
     for row in view.rows:
-        lead = "If" if row.depth == 0 else INDENT * row.depth + "↳ if"
+        lead = "If" if row.depth == 0 else INDENT * min(row.depth, MAX_INDENT) + "↳ if"
         line = f"{lead} {row.reply} → **{row.answer}**"
         if row.joins:
             line += " *(then as above)*"

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.replies import refusal
-from bot.service import GameService
+from bot.service import GameService, ManualClock
 from bot.service.conditional import (
     DROPPED,
     ConditionalService,
@@ -17,9 +17,10 @@ from bot.service.conditional import (
     position_key,
     split_line,
 )
-from bot.service.consequences import GameEvent
+from bot.service.consequences import GameEvent, Notice
 from bot.service.effects import EffectRunner
 from bot.service.errors import LineStepError, ServiceError
+from bot.service.timers import TimerService
 from bot.ui.conditional import tree_lines
 from rules.game import Game as RulesGame
 from storage.conditional import Branch
@@ -222,6 +223,28 @@ async def test_listing_and_clearing(service: GameService, cond: ConditionalServi
     assert view.count == 0
 
 
+async def test_a_long_line_stays_readable_on_a_phone(
+    service: GameService, cond: ConditionalService
+) -> None:
+    """15 answers deep: continuations are indented at most four steps (the move numbers tell
+    the depth), so every row stays short enough for a phone's width."""
+    from bot.ui.conditional import MAX_INDENT, tree_embed
+
+    await ann_waits(service)
+    rows = await add(
+        cond,
+        "a6 a3 a5 a4 b6 b3 b5 b4 c6 c3 c5 c4 d6 d3 g6 g3 g5 h3 h6 f3 f6 h4 e6 Nc3 Ne7 Nge2 "
+        "Ng6 Bg2 Nd7 Be3",
+    )
+    assert len(rows) == 15
+    assert rows[1] == "\u2003↳ if 2... a6-a5 → **3. a3-a4**"
+    assert rows[-1] == "\u2003" * MAX_INDENT + "↳ if 15... Nb8-d7 → **16. Bc1-e3**"
+    assert max(len(r.replace("**", "")) for r in rows) <= 40
+    (view,) = await cond.show(channel_id=THREAD, user_id=ANN.id)
+    description = tree_embed(view).description
+    assert description is not None and "15 answers waiting for Bob's moves" in description
+
+
 async def test_autocomplete_follows_the_line(
     service: GameService, cond: ConditionalService
 ) -> None:
@@ -259,8 +282,18 @@ async def moves_of(service: GameService, game_id: int) -> list[str]:
     return [m.notation for m in await service.storage.games.moves(game_id)]
 
 
+async def turn_items(service: GameService) -> list[tuple[str, int | None, int | None]]:
+    """Every turn notice, reminder and deadline ahead (a month), in the order they fall."""
+    due = await service.storage.timers.due(service.clock.now() + 30 * 86_400)
+    return [(d.kind.value, d.user_id, d.ply) for d in due]
+
+
 async def test_a_match_plays_the_answer_at_once_down_to_depth_three(
-    service: GameService, cond: ConditionalService, effects: EffectRunner, announced: Announced
+    service: GameService,
+    cond: ConditionalService,
+    effects: EffectRunner,
+    announced: Announced,
+    clock: ManualClock,
 ) -> None:
     game_id = await ann_waits(service)
     await add(cond, "e5 Nf3 Nc6 Bb5 a6 Ba4")
@@ -292,10 +325,40 @@ async def test_a_match_plays_the_answer_at_once_down_to_depth_three(
     due = await service.storage.timers.due(now)
     assert [(d.kind.value, d.user_id, d.ply) for d in due] == [("turn_notice", BOB.id, 3)]
     assert result.view.game.deadline_at == now + 3 * 86_400
+    # Nor reminded, ever: every notice, reminder and deadline ahead is Bob's, for ply 3.
+    assert await turn_items(service) == [
+        ("turn_notice", BOB.id, 3),
+        ("reminder", BOB.id, 3),
+        ("reminder", BOB.id, 3),
+        ("timeout", BOB.id, 3),
+    ]
+    announced.clear()
     result = await service.play(channel_id=THREAD, user=BOB, text="Nc6")
     assert result.answer == "Bf1-b5"
     result = await service.play(channel_id=THREAD, user=BOB, text="a6")
     assert result.answer == "Bb5-a4" and result.view.game.ply_count == 7
+    assert {user for _, user, _ in await turn_items(service)} == {BOB.id}
+    # Each of Bob's moves posted without asking anyone to move, each answer with its note,
+    # down to the third answer.
+    await effects.run_due()
+    posts = [e for e in announced if isinstance(e, GameEvent)]
+    assert [(e.actor_id, e.notation, e.conditional, e.answered) for e in posts] == [
+        (BOB.id, "Nb8-c6", False, True),
+        (ANN.id, "Bf1-b5", True, False),
+        (BOB.id, "a7-a6", False, True),
+        (ANN.id, "Bb5-a4", True, False),
+    ]
+    assert posts[-1].view.recent_moves[-1] == "4. Bb5-a4" and posts[-1].view.to_move_id == BOB.id
+    # The notices that fall due: Bob's turn, then a reminder a day before his deadline;
+    # nothing for Ann, whose moves were played for her.
+    announced.clear()
+    timers = TimerService(service.storage, service.clock)
+    await timers.run_due()
+    clock.advance(2 * 86_400 + 60)
+    await timers.run_due()
+    await effects.run_due()
+    notices = [(n.user_id, n.reminder) for n in announced if isinstance(n, Notice)]
+    assert notices == [(BOB.id, False), (BOB.id, True)]
     (view,) = await cond.show(channel_id=THREAD, user_id=ANN.id)
     assert view.count == 0
     assert await moves_of(service, game_id) == [
@@ -310,6 +373,50 @@ async def test_a_match_plays_the_answer_at_once_down_to_depth_three(
     # With no line left, Bob's next move waits for Ann as usual.
     result = await service.play(channel_id=THREAD, user=BOB, text="Nf6")
     assert result.answer is None and result.view.game.to_move_id == ANN.id
+
+
+async def test_a_move_after_its_deadline_is_lost_on_time_without_an_answer(
+    service: GameService, cond: ConditionalService, clock: ManualClock
+) -> None:
+    """A move after its deadline first settles the timeout: the game is lost on time, and
+    no conditional answer is played in it."""
+    game_id = await ann_waits(service)
+    await add(cond, "e5 Nf3 Nc6 Bb5")
+    deadline = (await service.storage.games.get(game_id)).deadline_at
+    assert deadline is not None
+    clock.set(deadline)
+    with pytest.raises(Exception) as caught:
+        await service.play(channel_id=THREAD, user=BOB, text="e5")
+    assert "on time" in (refusal(caught.value) or "")
+    game = await service.storage.games.get(game_id)
+    assert not game.is_active and game.ply_count == 1 and game.result is not None
+    assert game.result.value == "1-0"
+    assert await moves_of(service, game_id) == ["e2-e4"]
+    assert await service.storage.conditional.waiting(game_id) is None
+
+
+async def test_the_move_buttons_path_plays_the_answer_too(
+    service: GameService, cond: ConditionalService
+) -> None:
+    """The Move button's menus play through `play(at_ply=...)`: the answer comes the same
+    way, and a menu opened before it (at Bob's ply) is stale once both moves are in."""
+    from bot.service.errors import PositionChangedError
+
+    game_id = await ann_waits(service)
+    await add(cond, "e5 Nf3 Nc6 Bb5")
+    result = await service.play(channel_id=THREAD, user=BOB, text="e7e5", at_ply=1)
+    assert result.answer == "Ng1-f3" and result.view.game.ply_count == 3
+    with pytest.raises(PositionChangedError):
+        await service.play(channel_id=THREAD, user=BOB, text="b8c6", at_ply=1)
+    result = await service.play(channel_id=THREAD, user=BOB, text="b8c6", at_ply=3)
+    assert result.answer == "Bf1-b5"
+    assert await moves_of(service, game_id) == [
+        "e2-e4",
+        "e7-e5",
+        "Ng1-f3",
+        "Nb8-c6",
+        "Bf1-b5",
+    ]
 
 
 async def test_a_move_off_the_tree_drops_every_line(

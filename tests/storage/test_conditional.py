@@ -213,3 +213,29 @@ async def test_an_answer_needs_its_plan(store: Storage) -> None:
             answer=make_move(game, ["e2e4", "e7e5"], "g1f3"),
         )
     assert (await store.games.get(game.id)).ply_count == 1
+
+
+async def test_no_answer_is_recorded_in_a_game_lost_on_time(store: Storage) -> None:
+    """A move after its deadline settles the timeout first (committed), so the answer it
+    would have set off is never recorded, even when the caller did not check the clock."""
+    from storage.errors import GameLostOnTimeError
+    from storage.models import Result, Termination
+
+    game = await white_waits(store)
+    assert game.deadline_at is not None
+    await store.conditional.add(game.id, WHITE, 1, [E5, NC6], T0 + 1)
+    with pytest.raises(GameLostOnTimeError):
+        await store.games.append_move(
+            game.id,
+            BLACK,
+            1,
+            make_move(game, ["e2e4"], "e7e5"),
+            game.deadline_at,
+            conditional=ConditionalPlan(WHITE, frozenset({E5, NC6}), frozenset({NC6})),
+            answer=make_move(game, ["e2e4", "e7e5"], "g1f3"),
+        )
+    after = await store.games.get(game.id)
+    assert after.status is GameStatus.FINISHED and after.ply_count == 1
+    assert (after.result, after.termination) == (Result.WHITE_WINS, Termination.TIMEOUT)
+    assert [m.coordinate for m in await store.games.moves(game.id)] == ["e2e4"]
+    assert await store.conditional.waiting(game.id) is None
