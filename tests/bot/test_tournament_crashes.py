@@ -4,8 +4,9 @@ game's post and thread), the last result ends the tournament (the winner's post)
 withdraws. At each boundary the process "dies" (nothing after the point runs; see
 `tests/bot/tournament_world.py`), restarts on the same database and carries out what is
 left; the end state must equal a run without a crash: the same pairings, results, ratings
-once, every post exactly once. (`tests/e2e/test_crash_tournament.py` does the same with a
-real process killed by SIGKILL.)"""
+once, every post exactly once. (The crash points are the ones
+`tests/e2e/test_crash_effects.py` arms in a real process killed by SIGKILL for games' endings;
+here the process's death is simulated in-process, which reaches every tournament boundary.)"""
 
 from __future__ import annotations
 

@@ -188,6 +188,86 @@ async def test_swiss_of_nine_in_four_rounds(db_target: str) -> None:
     await world.close()
 
 
+async def test_a_double_round_robin_all_at_once(db_target: str) -> None:
+    """Four players meet twice, once with each colour: every game of both cycles is created
+    at the start, and everyone has White exactly as often as Black."""
+    world = World(db_target)
+    await world.open()
+    view = await world.tournaments.create(
+        guild_id=GUILD, channel_id=CHANNEL, organiser=ORGANISER, name="Twice",
+        variant="chess", format="round-robin", double=True,
+    )  # fmt: skip
+    tid = view.tournament.id
+    for p in people(4):
+        await world.tournaments.join(tid, p)
+    started = await world.tournaments.start(tid)
+    await world.runner.run_due()
+    assert started.tournament.rounds == 6 and started.tournament.cycles == 2
+    boards = await world.storage.tournaments.pairings(tid)
+    assert len(boards) == 12 and len(await world.running_games(tid)) == 12
+    met = Counter((b.white_id, b.black_id) for b in boards)
+    assert set(met.values()) == {1}
+    assert all((black, white) in met for white, black in met), "each pair once with each colour"
+    whites = Counter(b.white_id for b in boards)
+    blacks = Counter(b.black_id for b in boards)
+    assert set(whites.values()) == set(blacks.values()) == {3}
+    assert [p["round"] for p in payloads(world, tournaments.ROUND)] == [1, 2, 3, 4, 5, 6]
+    rng = random.Random(12)
+    for gid in await world.running_games(tid):
+        await finish_game(world, gid, rng)
+    assert (await world.storage.tournaments.get(tid)).status == "finished"
+    table = await world.tournaments.table(tid)
+    assert sum(r.points for r in table.standings.rows) == 12
+    assert all(r.games == 6 for r in table.standings.rows)
+    await everything_done(world)
+    await world.close()
+
+
+async def test_a_round_robin_round_by_round_with_an_odd_field(db_target: str) -> None:
+    """Five players, one round at a time: a round's games are created only when the one
+    before is over, the player without an opponent sits the round out (a bye in the Berger
+    table, worth nothing), and nobody has White more than once more than Black."""
+    world = World(db_target)
+    await world.open()
+    view = await world.tournaments.create(
+        guild_id=GUILD, channel_id=CHANNEL, organiser=ORGANISER, name="Slow RR",
+        variant="chess", format="round-robin", round_by_round=True,
+    )  # fmt: skip
+    tid = view.tournament.id
+    players = people(5)
+    for p in players:
+        await world.tournaments.join(tid, p)
+    await world.tournaments.start(tid)
+    await world.runner.run_due()
+    rng = random.Random(5)
+    for round_no in range(1, 6):
+        t = await world.storage.tournaments.get(tid)
+        assert (t.status, t.current_round) == ("running", round_no)
+        games = await world.running_games(tid)
+        assert len(games) == 2, f"round {round_no}: only its own games"
+        boards = await world.storage.tournaments.pairings(tid)
+        assert max(b.round for b in boards) == round_no, "no later round created early"
+        if round_no == 3:
+            await world.restart()
+        for gid in games:
+            await finish_game(world, gid, rng)
+        await world.runner.run_due()
+    assert (await world.storage.tournaments.get(tid)).status == "finished"
+    boards = await world.storage.tournaments.pairings(tid)
+    played = [b for b in boards if b.black_id is not None]
+    assert len(played) == 10
+    assert len({frozenset((b.white_id, b.black_id)) for b in played}) == 10
+    whites = Counter(b.white_id for b in played)
+    blacks = Counter(b.black_id for b in played)
+    assert all(abs(whites[p.id] - blacks[p.id]) <= 1 for p in players)
+    assert all(whites[p.id] + blacks[p.id] == 4 for p in players)
+    table = await world.tournaments.table(tid)
+    assert sum(r.points for r in table.standings.rows) == 10
+    await everything_done(world)
+    assert [p["round"] for p in payloads(world, tournaments.ROUND)] == [1, 2, 3, 4, 5]
+    await world.close()
+
+
 async def test_a_rounds_deadline_draws_the_games_still_going(db_target: str) -> None:
     world = World(db_target)
     await world.open()

@@ -197,3 +197,59 @@ async def test_a_tournament_in_the_servers_own_variant(world: World, tmp_path: P
             thread, lambda m: "the game begins" in m.content, timeout=WAIT, include_existing=True
         )
         assert "Hawk Chess" in first.text and "Round 1 of **Hawk Cup**" in first.content
+
+
+async def test_sign_up_buttons_survive_a_restart_and_the_start_time_closes_sign_up(
+    world: World, tmp_path: Path
+) -> None:
+    """The sign-up post's buttons work in a process started after the post was made; only
+    an organiser creates or starts (a player with neither Manage Server nor the role is
+    refused, also once the role is set); the start time closes sign-up by itself."""
+    fake = world.fake
+    organisers = fake.add_role(world.guild, "Organisers")
+    olga = fake.add_user("olga")
+    fake.add_member(world.guild, olga, roles=[organisers])
+    admins = fake.add_role(world.guild, "admins", permissions=MANAGE_GUILD)
+    dana = fake.add_user("dana")
+    fake.add_member(world.guild, dana, roles=[admins])
+    db, clock = tmp_path / "signup.sqlite3", ManualClock()
+    create = {"name": "Timed Cup", "variant": "chess", "format": "round-robin"}
+    async with run_bot(fake, FairyPost(database=db, clock=clock)):
+        await (await fake.slash(dana, world.lobby, "config", organisers=organisers)).reply(WAIT)
+        signup = await (
+            await fake.slash(olga, world.lobby, "tournament create", starts_in_hours=2, **create)
+        ).reply(WAIT)
+        await (await fake.click(world.alice, signup, label="Join")).response(WAIT)
+        await fake.wait_until(lambda: "alice" in signup.text, WAIT, "alice signed up")
+    async with run_bot(fake, FairyPost(database=db, clock=clock)) as runner:
+        bot = runner.client
+        # The buttons of the post made by the first process.
+        for p in (world.bob, world.carol):
+            await (await fake.click(p, signup, label="Join")).response(WAIT)
+        await fake.wait_until(lambda: "alice, bob, carol" in signup.text, WAIT, "three players")
+        await (await fake.click(world.carol, signup, label="Leave")).response(WAIT)
+        await fake.wait_until(lambda: "carol" not in signup.text, WAIT, "carol left")
+        await (await fake.click(world.carol, signup, label="Join")).response(WAIT)
+        await fake.wait_until(lambda: "alice, bob, carol" in signup.text, WAIT, "carol is back")
+        # A player without the role or the permission can neither create nor start.
+        for command, options in (("tournament create", create), ("tournament start", {})):
+            refused = await (await fake.slash(world.bob, world.lobby, command, **options)).reply(
+                WAIT
+            )
+            assert refused.ephemeral and "Manage Server or the organisers' role" in refused.text
+        # At the start time (stored, not kept in memory) sign-up closes by itself, the
+        # buttons go and round 1 is paired.
+        clock.advance(2 * 3600)
+        bot.effects.poke()
+        home = await fake.wait_for_thread("🏆 Timed Cup", parent=world.lobby, timeout=WAIT)
+        await fake.wait_until(lambda: not signup.buttons, WAIT, "sign-up closed")
+        await fake.wait_until(
+            lambda: any("Round 1" in m.text for m in fake.messages(home)), WAIT, "round 1"
+        )
+        assert len(game_threads_of(fake, world.lobby, "Timed Cup")) == 3
+        standings = await (await fake.slash(world.bob, home, "tournament standings")).reply(WAIT)
+        assert standings.attachments[0].filename == "crosstable.png"
+
+
+def game_threads_of(fake: FakeDiscord, lobby: FakeChannel, name: str) -> list[FakeChannel]:
+    return [t for t in fake.threads(lobby) if t.name.startswith(f"{name} · R")]
