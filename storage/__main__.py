@@ -196,7 +196,8 @@ def _restore(db: str, backup: Path | None, latest: bool, backups: Path | None, o
         raise InvalidValueError("a PostgreSQL database is restored with pg_restore")
     if latest:
         folder = backup_folder(db, backups or _configured_backups())
-        assert folder is not None
+        if folder is None:  # only a PostgreSQL database has none, refused above
+            raise InvalidValueError("there is no backup folder for this database")
         candidates = list_backups(folder)
         if not candidates:
             raise InvalidValueError(f"there is no automatic backup in {folder}")
@@ -207,7 +208,8 @@ def _restore(db: str, backup: Path | None, latest: bool, backups: Path | None, o
             print(f"skipping {candidate}: it fails its integrity check", file=out)
         else:
             raise DatabaseDamagedError(f"every backup in {folder} fails its integrity check")
-    assert backup is not None
+    if backup is None:
+        raise InvalidValueError("name the backup to restore, or --latest for the newest")
     restored = restore_file(backup, target.path, int(time.time()))
     for moved in restored.kept_aside:
         print(f"kept the replaced file as {moved}", file=out)

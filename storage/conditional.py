@@ -197,10 +197,11 @@ class Conditionals:
     ) -> ConditionalTree:
         """Adds branches to `owner_id`'s tree while the opponent is to move at
         `expected_ply` (else `GameMovedOnError`). A branch already there is kept as it is;
-        one answering the same move differently is refused (`ConditionalConflictError`)."""
+        one answering the same move differently is refused (`ConditionalConflictError`).
+        A deadline that has passed is settled first (`GameLostOnTimeError`): deadlines win."""
         new = [_check(b) for b in branches]
         async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
+            game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
             color = game.color_of(owner_id)
             if color is None:
                 raise NotAParticipantError(owner_id)

@@ -20,7 +20,6 @@ from storage.engine import UNKNOWN_ENGINE_VERSION, Engine, replay_game
 from storage.errors import (
     AbortNotAllowedError,
     DeadlineNotReachedError,
-    GameEndedError,
     GameMovedOnError,
     GameReplayError,
     InvalidValueError,
@@ -459,11 +458,9 @@ class Games:
     @staticmethod
     async def _settled_active(tx: Tx, game_id: int, now: int) -> Game:
         """The game after its passed deadline is settled (deadlines win over a moderator's
-        decision too), refused if it is over."""
-        game = await _shared.settle_deadline(tx, await _shared.fetch_game(tx, game_id), now)
-        if not game.is_active:
-            raise GameEndedError(game_id, game.ply_count)
-        return game
+        decision too): `GameLostOnTimeError` (the loss on time committed) if that ended it,
+        `GameEndedError` if it was over already."""
+        return await _shared.fetch_active_game(tx, game_id, None, now=now)
 
     @staticmethod
     def _check_outcome(outcome: Outcome) -> None:

@@ -13,8 +13,10 @@ from discord.ext import commands
 from bot.cogs.common import (
     Fairy,
     answered,
+    channel_of,
     defer_first,
     fairy,
+    guild_of,
     install,
     picture_file,
     send_error,
@@ -108,12 +110,12 @@ class Challenges(commands.Cog):
         options: str = "",
         bank: bool = False,
     ) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        guild_id, channel_id = guild_of(interaction), channel_of(interaction)
         await defer_first(interaction)
         service = self.bot.service
         view = await service.create_challenge(
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
+            guild_id=guild_id,
+            channel_id=channel_id,
             challenger=user_ref(interaction.user),
             opponent=user_ref(opponent) if opponent else None,
             variant=variant,

@@ -16,6 +16,7 @@ import discord
 from discord.ext import commands
 
 from bot.replies import reply_for
+from bot.service.errors import BadRequestError
 from bot.service.games import GameService
 from bot.service.models import Animation, Picture, UserRef
 from bot.service.tournaments import TournamentService
@@ -69,6 +70,22 @@ async def install(
 
 def user_ref(user: discord.abc.User) -> UserRef:
     return UserRef(user.id, user.display_name, user.bot)
+
+
+def guild_of(interaction: discord.Interaction[Any]) -> int:
+    """The server a command was used in. Server-only commands are declared so, and Discord
+    does not offer them elsewhere; should one still arrive from a DM, the player is told
+    (an `assert` would be gone under `python -O` and is no way to refuse input)."""
+    if interaction.guild_id is None:
+        raise BadRequestError("This command works in a server's channels, not in messages.")
+    return interaction.guild_id
+
+
+def channel_of(interaction: discord.Interaction[Any]) -> int:
+    """The channel a command was used in (see `guild_of`)."""
+    if interaction.channel_id is None:
+        raise BadRequestError("This command works in a server's channels, not in messages.")
+    return interaction.channel_id
 
 
 def picture_file(picture: Picture) -> discord.File:

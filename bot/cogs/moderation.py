@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.boards import acknowledge
-from bot.cogs.common import Fairy, fairy, install, user_ref
+from bot.cogs.common import Fairy, fairy, guild_of, install, user_ref
 from bot.service.models import EndResult
 from bot.service.moderation import MAX_REASON, Moderation, Verdict
 
@@ -40,9 +40,9 @@ class ModerationCog(commands.Cog, name="Moderation"):
         game: int,
         reason: app_commands.Range[str, 0, MAX_REASON] = "",
     ) -> None:
-        assert interaction.guild_id is not None
+        guild_id = guild_of(interaction)
         result = await self.moderation.cancel(
-            guild_id=interaction.guild_id,
+            guild_id=guild_id,
             game_id=game,
             moderator=user_ref(interaction.user),
             reason=reason,
@@ -67,9 +67,9 @@ class ModerationCog(commands.Cog, name="Moderation"):
         result: str,
         reason: app_commands.Range[str, 1, MAX_REASON],
     ) -> None:
-        assert interaction.guild_id is not None
+        guild_id = guild_of(interaction)
         ended = await self.moderation.adjudicate(
-            guild_id=interaction.guild_id,
+            guild_id=guild_id,
             game_id=game,
             moderator=user_ref(interaction.user),
             verdict=Verdict(result),

@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.challenges import DAYS
-from bot.cogs.common import Fairy, fairy, install
+from bot.cogs.common import Fairy, fairy, guild_of, install
 from bot.service.server_config import ConfigChange, RatedPolicy, ServerConfig, Unset
 from bot.ui.embeds import GREEN
 from bot.ui.format import channel, days
@@ -85,7 +85,7 @@ class ServerConfigCog(commands.Cog, name="Server"):
         organisers: discord.Role | None = None,
         clear: str | None = None,
     ) -> None:
-        assert interaction.guild_id is not None
+        guild_id = guild_of(interaction)
         change = ConfigChange(
             challenge_channel_id=challenge_channel.id if challenge_channel else None,
             rated=RatedPolicy(rated) if rated else None,
@@ -93,7 +93,7 @@ class ServerConfigCog(commands.Cog, name="Server"):
             organiser_role_id=organisers.id if organisers else None,
             unset=Unset(clear) if clear else None,
         )
-        settings = await self.server.change(interaction.guild_id, change)
+        settings = await self.server.change(guild_id, change)
         await interaction.response.send_message(
             embed=config_embed(settings, changed=not change.empty),
             ephemeral=True,

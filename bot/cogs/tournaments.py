@@ -11,7 +11,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.challenges import DAYS
-from bot.cogs.common import Fairy, fairy, install, picture_file, send_error, user_ref
+from bot.cogs.common import (
+    Fairy,
+    channel_of,
+    fairy,
+    guild_of,
+    install,
+    picture_file,
+    send_error,
+    user_ref,
+)
 from bot.service.errors import BadRequestError
 from bot.ui.format import mention
 from bot.ui.tournaments import games_text, round_text, signup_embed, table_embed
@@ -72,10 +81,10 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
         super().__init__()
 
     async def _organiser(self, interaction: discord.Interaction[Any]) -> None:
-        assert interaction.guild_id is not None
+        guild_id = guild_of(interaction)
         roles = {r.id for r in getattr(interaction.user, "roles", [])}
         manage = bool(interaction.permissions.manage_guild)
-        if not await self.service.may_organise(interaction.guild_id, manage, roles):
+        if not await self.service.may_organise(guild_id, manage, roles):
             raise BadRequestError(
                 "Only members with Manage Server or the organisers' role can do that."
             )
@@ -124,15 +133,15 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
         bye: str = "1",
         round_days: app_commands.Range[int, 1, 90] | None = None,
     ) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        guild_id, channel_id = guild_of(interaction), channel_of(interaction)
         await self._organiser(interaction)
         if not isinstance(interaction.channel, discord.TextChannel):
             raise BadRequestError(
                 "Create a tournament in a text channel: its games get their threads there."
             )
         view = await self.service.create(
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
+            guild_id=guild_id,
+            channel_id=channel_id,
             organiser=user_ref(interaction.user),
             name=name,
             variant=variant,
@@ -162,8 +171,8 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
         return [app_commands.Choice(name=s.name, value=s.value) for s in found]
 
     async def _find(self, interaction: discord.Interaction[Any], tournament: str | None) -> int:
-        assert interaction.guild_id is not None
-        t = await self.service.find(interaction.guild_id, interaction.channel_id or 0, tournament)
+        guild_id = guild_of(interaction)
+        t = await self.service.find(guild_id, interaction.channel_id or 0, tournament)
         return t.id
 
     @app_commands.command(name="start", description="Close sign-up and pair the first round")

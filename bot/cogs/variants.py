@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import Fairy, fairy, install, picture_file, user_ref
+from bot.cogs.common import Fairy, fairy, guild_of, install, picture_file, user_ref
 from bot.service.errors import BadRequestError
 from bot.service.models import Picture
 from bot.ui.embeds import defined_embed, piece_embed, rules_embed, variant_list_embed
@@ -35,7 +35,7 @@ class Variants(commands.Cog):
     @variant.command(name="define", description="Add a variant from a TOML file, or update yours")
     @app_commands.describe(file="The variant's .toml file (the guide: docs/variants.md)")
     async def define(self, interaction: discord.Interaction[Any], file: discord.Attachment) -> None:
-        assert interaction.guild_id is not None
+        guild_id = guild_of(interaction)
         if file.size > MAX_FILE_BYTES:
             raise BadRequestError(
                 f"{file.filename} is {file.size:,} bytes; a definition may be at most "
@@ -47,7 +47,7 @@ class Variants(commands.Cog):
         service = self.bot.service
         data = await file.read()
         result = await service.variants.define(
-            interaction.guild_id,
+            guild_id,
             user_ref(interaction.user),
             can_manage=_manages(interaction),
             filename=file.filename,
@@ -76,9 +76,9 @@ class Variants(commands.Cog):
     )
     @app_commands.describe(variant="The server's variant")
     async def show(self, interaction: discord.Interaction[Any], variant: str) -> None:
-        assert interaction.guild_id is not None
+        guild_id = guild_of(interaction)
         await interaction.response.defer(thinking=True, ephemeral=True)
-        view = await self.bot.service.variants.show(interaction.guild_id, variant)
+        view = await self.bot.service.variants.show(guild_id, variant)
         picture: Picture = await self.bot.service.render(view.scene)
         await interaction.followup.send(
             embed=rules_embed(view), file=picture_file(picture), ephemeral=True
@@ -87,8 +87,8 @@ class Variants(commands.Cog):
     @variant.command(name="export", description="The TOML file of one of this server's variants")
     @app_commands.describe(variant="The server's variant")
     async def export(self, interaction: discord.Interaction[Any], variant: str) -> None:
-        assert interaction.guild_id is not None
-        found = await self.bot.service.variants.export(interaction.guild_id, variant)
+        guild_id = guild_of(interaction)
+        found = await self.bot.service.variants.export(guild_id, variant)
         file = discord.File(io.BytesIO(found.text.encode("utf-8")), filename=found.filename)
         await interaction.response.send_message(
             f"**{found.name}**, version {found.version}: edit it and give it back with "
@@ -99,17 +99,17 @@ class Variants(commands.Cog):
 
     @variant.command(name="list", description="This server's variants, their authors and games")
     async def list_(self, interaction: discord.Interaction[Any]) -> None:
-        assert interaction.guild_id is not None
+        guild_id = guild_of(interaction)
         await interaction.response.defer(thinking=True, ephemeral=True)
-        lines = await self.bot.service.variants.listing(interaction.guild_id)
+        lines = await self.bot.service.variants.listing(guild_id)
         await interaction.followup.send(embed=variant_list_embed(lines), ephemeral=True)
 
     @variant.command(name="delete", description="Remove one of this server's variants")
     @app_commands.describe(variant="The server's variant (its games keep working)")
     async def delete(self, interaction: discord.Interaction[Any], variant: str) -> None:
-        assert interaction.guild_id is not None
+        guild_id = guild_of(interaction)
         info = await self.bot.service.variants.delete(
-            interaction.guild_id,
+            guild_id,
             user_ref(interaction.user),
             can_manage=_manages(interaction),
             text=variant,

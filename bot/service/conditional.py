@@ -416,6 +416,7 @@ class ConditionalService:
         game, _ = await self._waiting_for(channel_id, user.id, game_id)
         async with self.games.lock(game.id):
             game, color = await self._waiting_for(0, user.id, game.id)
+            game = await self.games.settled(game)  # deadlines win: the opponent's clock
             rules_game = await self.games.rules(game)
             line = check_line(rules_game, color, words)
             before = await self.storage.conditional.tree(game.id, user.id)

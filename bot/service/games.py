@@ -292,6 +292,11 @@ class GameService:
         """The rules state of `game` at its stored ply (cached)."""
         return await self._rules(game)
 
+    async def settled(self, game: Game) -> Game:
+        """`game` after a deadline that has passed is settled (see `_settled`): the other
+        services of a game (conditional moves) judge their actions on this, like moves."""
+        return await self._settled(game)
+
     async def own_active_game(
         self, channel_id: int, user_id: int, game_id: int | None
     ) -> tuple[Game, Color]:
@@ -402,9 +407,11 @@ class GameService:
         self, game_id: int, user_id: int
     ) -> tuple[Game, RulesGame, list[LegalMove]]:
         """The game, its rules state and the legal moves of `user`, who must be to move
-        (the Move button's menus list them)."""
+        (the Move button's menus list them). A deadline that has passed is settled first:
+        the button of a game lost on time says so instead of offering moves."""
         game = await self.find(0, game_id)
         await self._check_turn(game, user_id)
+        game = await self._settled(game)
         rules_game = await self._rules(game)
         return game, rules_game, self.cache.legal_moves(game.id, rules_game)
 

@@ -184,3 +184,79 @@ def test_the_bot_refuses_a_damaged_database_at_start_up(sound: Path, tmp_path: P
     assert "python -m storage restore --latest" in errors[0]
     assert "Traceback" not in child.stderr
     assert db.read_bytes() == before
+
+
+def test_the_restore_command_refuses_while_the_bot_runs(sound: Path, tmp_path: Path) -> None:
+    """A sentence and exit code 2; the database and its folder stay as they were."""
+    db = copy_of(sound, tmp_path)
+    backup = scheduled_backup(db, tmp_path / "backups", T0, keep=7)
+    content = db.read_bytes()
+    with InstanceLock(db):  # what the running bot holds
+        before = sorted(p.name for p in tmp_path.iterdir())
+        code, out, err = run(["restore", str(backup), "--db", str(db)])
+        assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing set aside
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and "stop it first" in err and "Traceback" not in err
+    assert db.read_bytes() == content
+
+
+@pytest.mark.parametrize("bad", ["damaged", "not-a-database", "missing"])
+def test_the_restore_command_refuses_a_bad_backup(sound: Path, tmp_path: Path, bad: str) -> None:
+    db = copy_of(sound, tmp_path)
+    backup = tmp_path / "backups" / "fairypost-20260101-000000.sqlite3"
+    backup_file(sound, backup)
+    if bad == "damaged":
+        damage(backup)
+    elif bad == "not-a-database":
+        backup.write_text("these are not the pages you are looking for\n" * 200)
+    else:
+        backup.unlink()
+    before = db.read_bytes()
+    code, _, err = run(["restore", str(backup), "--db", str(db)])
+    assert code == 2 and err.startswith("error: ") and "Traceback" not in err, err
+    assert str(backup) in err
+    assert db.read_bytes() == before and file_health(db, full=True).ok
+    assert not [p for p in tmp_path.iterdir() if ".damaged-" in p.name]
+
+
+def test_the_real_commands_report_damage_without_a_traceback(sound: Path, tmp_path: Path) -> None:
+    """`python -m storage check|backup|restore` as an operator types them, in a child
+    process: a damaged database (or backup) is a message on stderr and exit code 2."""
+    db = copy_of(sound, tmp_path)
+    good = scheduled_backup(db, tmp_path / "backups", T0, keep=7)
+    bad = tmp_path / "bad.sqlite3"
+    backup_file(sound, bad)
+    damage(bad)
+    damage(db)
+    env = {**os.environ, "FAIRYPOST_ENV_FILE": "", "PYTHONPATH": str(REPO)}
+    env.pop("FAIRYPOST_DB", None)
+    for argv in (
+        ["check"],
+        ["backup", str(tmp_path / "copy.sqlite3")],
+        ["restore", str(bad)],
+    ):
+        child = subprocess.run(
+            [sys.executable, "-m", "storage", *argv, "--db", str(db)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert child.returncode == 2, (argv, child.stderr)
+        assert "Traceback" not in child.stderr and child.stderr.startswith("error: "), argv
+        assert "damaged" in child.stderr, argv
+    assert not (tmp_path / "copy.sqlite3").exists()
+    child = subprocess.run(
+        [sys.executable, "-m", "storage", "restore", str(good), "--db", str(db)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert child.returncode == 0, child.stderr
+    assert "kept the replaced file as" in child.stdout
+    assert file_health(db, full=True).ok

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from storage import Storage
+from storage.conditional import Branch
 from storage.errors import (
     AbortNotAllowedError,
     DeadlineNotReachedError,
@@ -287,27 +288,73 @@ async def test_a_late_action_settles_the_deadline_first(store: Storage) -> None:
         await store.games.claim_timeout(game.id, 1, T0 + DAY + 700)
 
 
-@pytest.mark.parametrize("action", ["abort", "resign", "offer_draw", "takeback"])
+NO_RESCUE = [
+    "move",
+    "abort",
+    "abort_by_winner",
+    "resign",
+    "resign_by_loser",
+    "offer_draw",
+    "accept_draw",
+    "decline_draw",
+    "takeback",
+    "accept_takeback",
+    "decline_takeback",
+    "conditional_add",
+    "end",
+    "cancel",
+    "adjudicate",
+]
+
+
+@pytest.mark.parametrize("action", NO_RESCUE)
 async def test_no_action_rescues_a_game_lost_on_time(store: Storage, action: str) -> None:
     """Black has not moved and ran out of time: neither aborting nor anything else turns
-    the loss on time into something else."""
+    the loss on time into something else. Each action settles the deadline first (that is
+    committed) and is then refused."""
     game = await new_game(store, clock=Clock(DAY, 0))
     game = await play(store, game, ["e2e4"], T0)
+    offer = await store.draws.offer(game.id, WHITE, T0 + 1)
+    request = await store.takebacks.request(game.id, WHITE, 1, T0 + 2)
     late = T0 + 3 * DAY
+    branch = Branch("p1", "e7e5", "E7E5", "g1f3", "G1F3", "p3")
+    draw = Outcome(Result.DRAW, Termination.AGREEMENT)
     calls = {
+        "move": lambda: store.games.append_move(
+            game.id, BLACK, 1, make_move(game, ["e2e4"], "e7e5"), late
+        ),
         "abort": lambda: store.games.abort(game.id, BLACK, late),
+        "abort_by_winner": lambda: store.games.abort(game.id, WHITE, late),
         "resign": lambda: store.games.resign(game.id, WHITE, late),
+        "resign_by_loser": lambda: store.games.resign(game.id, BLACK, late),
         "offer_draw": lambda: store.draws.offer(game.id, BLACK, late),
+        "accept_draw": lambda: store.draws.accept(offer.id, BLACK, late),
+        "decline_draw": lambda: store.draws.decline(offer.id, BLACK, late),
         "takeback": lambda: store.takebacks.request(game.id, WHITE, 1, late),
+        "accept_takeback": lambda: store.takebacks.accept(
+            request.id, BLACK, fake_replay("chess", (), []), late
+        ),
+        "decline_takeback": lambda: store.takebacks.decline(request.id, BLACK, late),
+        "conditional_add": lambda: store.conditional.add(game.id, WHITE, 1, [branch], late),
+        "end": lambda: store.games.end(game.id, 1, draw, late),
+        "cancel": lambda: store.games.cancel(game.id, late, by=THIRD, reason="stuck"),
+        "adjudicate": lambda: store.games.adjudicate(
+            game.id, Result.BLACK_WINS, late, by=THIRD, reason="Black left"
+        ),
     }
     with pytest.raises(GameLostOnTimeError):
         await calls[action]()
     over = await store.games.get(game.id)
-    assert (over.status, over.termination, over.winner_id) == (
+    assert (over.status, over.termination, over.winner_id, over.ply_count) == (
         GameStatus.FINISHED,
         Termination.TIMEOUT,
         WHITE,
+        1,
     )
+    assert over.ended_at == T0 + DAY and over.decided_by is None
+    assert await store.draws.pending(game.id) is None
+    assert await store.takebacks.pending(game.id) is None
+    assert await store.conditional.waiting(game.id) is None
 
 
 async def test_a_timeout_may_be_scored_as_a_draw(store: Storage) -> None:
