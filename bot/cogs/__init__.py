@@ -16,6 +16,7 @@ EXTENSIONS = (
     "bot.cogs.challenges",
     "bot.cogs.play",
     "bot.cogs.info",
+    "bot.cogs.analysis",
     "bot.cogs.correspondence",
     "bot.cogs.tournaments",
     "bot.cogs.conditional",

@@ -18,6 +18,7 @@ SECTIONS = {
     "Challenges": "Start a game",
     "Play": "Play",
     "Info": "Look things up",
+    "Analysis": "Review a game",
     "Correspondence": "Clocks, notices and ratings",
     "Tournaments": "Tournaments",
     "Privacy": "Your data",

@@ -97,6 +97,9 @@ class PieceInfo:
     name: str
     id: str
     movement: str  # a one-line description for legends
+    value: int | None = None
+    """The engine's value in centipawns, derived from the movement (`search.values`); 0
+    for a royal piece, which has no material value."""
 
 
 @dataclass(frozen=True, slots=True)

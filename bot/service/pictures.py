@@ -1,8 +1,9 @@
-"""Pictures for the service (boards, diagrams, replays, crosstables): a narrow protocol over
-the renderer, run in threads."""
+"""Pictures for the service (boards, diagrams, replays, crosstables, evaluation graphs): a
+narrow protocol over the renderer, run in threads."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from bot.service.describe import describe_crosstable
@@ -33,6 +34,10 @@ class Pictures(Protocol):
     def replay(self, game: Game, *, result: str | None, title: str) -> Animation: ...
 
     def crosstable(self, table: Crosstable) -> Picture: ...
+
+    def eval_graph(
+        self, scores: Sequence[int | None], marks: Sequence[tuple[int, str]], *, title: str
+    ) -> Picture: ...
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -91,3 +96,12 @@ class RendererPictures:
         png = render_crosstable(table)
         width, height = png_size(png)
         return Picture(png, width, height, "crosstable.png", describe_crosstable(table))
+
+    def eval_graph(
+        self, scores: Sequence[int | None], marks: Sequence[tuple[int, str]], *, title: str
+    ) -> Picture:
+        from renderer.evalgraph import render_eval_graph
+
+        png = render_eval_graph(scores, marks, title=title)
+        width, height = png_size(png)
+        return Picture(png, width, height, "evaluation.png")

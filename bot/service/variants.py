@@ -215,7 +215,8 @@ class VariantService:
 
     async def rules_view(self, guild_id: int | None, text: str) -> RulesView:
         found = await self.resolve(guild_id, text)
-        return rules_view(found.variant, found.own)
+        # In a thread: the piece values of a large variant take a moment the first time.
+        return await asyncio.to_thread(rules_view, found.variant, found.own)
 
     async def piece_info(
         self, guild_id: int | None, variant_text: str, piece_text: str

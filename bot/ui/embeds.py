@@ -154,6 +154,16 @@ def piece_embed(info: PieceInfo, variant_name: str) -> discord.Embed:
     return embed
 
 
+def piece_value(centipawns: int | None) -> str:
+    """The value column of /rules: Pawns with one decimal (`9.4`), `royal` for a royal
+    piece (no material value: losing it ends the game)."""
+    if centipawns is None:
+        return "?"
+    if centipawns == 0:
+        return "royal"
+    return f"{centipawns / 100:.1f}"
+
+
 def rules_embed(view: RulesView) -> discord.Embed:
     v = view.variant
     embed = discord.Embed(
@@ -165,8 +175,10 @@ def rules_embed(view: RulesView) -> discord.Embed:
         embed.add_field(name="Defined by", value=mention(v.author_id))
     if v.inventor:
         embed.add_field(name="Inventor", value=v.inventor, inline=False)
-    legend = "\n".join(f"`{p.letters:>2}` {p.name} — {p.movement}" for p in view.pieces)
-    embed.add_field(name="Pieces", value=clip(legend, 1024), inline=False)
+    legend = "\n".join(
+        f"`{p.letters:>2}` {p.name} `{piece_value(p.value)}` — {p.movement}" for p in view.pieces
+    )
+    embed.add_field(name="Pieces (value in Pawns)", value=clip(legend, 1024), inline=False)
     if view.summary:
         embed.add_field(name="Rules", value=clip("\n".join(view.summary), 1024), inline=False)
     if v.options:

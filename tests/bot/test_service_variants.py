@@ -185,3 +185,24 @@ async def test_a_challenge_offers_the_version_of_its_time(service: GameService) 
     await define(service, V2)
     game = await service.accept_challenge(view.challenge.id, BOB)
     assert game.game.definition_digest == view.challenge.definition_digest
+
+
+async def test_rules_show_the_values_the_engine_derives(service: GameService) -> None:
+    from bot.ui.embeds import rules_embed
+
+    chess = await service.variants.rules_view(GUILD, "chess")
+    values = {p.name: p.value for p in chess.pieces}
+    assert values["Queen"] == 943 and values["Knight"] == 320 and values["King"] == 0
+    legend = next(f for f in rules_embed(chess).fields if f.name == "Pieces (value in Pawns)")
+    assert "` Q` Queen `9.4` —" in str(legend.value) and "` K` King `royal` —" in str(legend.value)
+    # A server's own piece gets its value at once, from its movement alone: the Wazir-Rook
+    # of version 2 is worth little more than half a Rook.
+    await define(service, V1)
+    rook = next(
+        p for p in (await service.variants.rules_view(GUILD, "tiny")).pieces if p.letters == "R"
+    )
+    await define(service, V2)
+    wazir = next(
+        p for p in (await service.variants.rules_view(GUILD, "tiny")).pieces if p.letters == "R"
+    )
+    assert rook.value is not None and wazir.value is not None and wazir.value < rook.value * 0.6

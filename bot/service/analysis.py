@@ -1,0 +1,233 @@
+"""/analyze: the engine's review of a game, the way lichess players review one.
+
+The engine (`search.analysis`) searches every position of the game within a node budget,
+off the event loop, one review at a time per process (a review takes the CPU for seconds
+to a minute; a queue keeps the bot answering the others meanwhile). It answers with the
+game record annotated with `?!`, `?`, `??` and `!` (the record still replays: marks and
+`#` lines after the moves are allowed by the format), a short summary and an evaluation
+graph.
+
+When a game may be reviewed: a finished game, by anyone (games are public). A running game
+between two people, never: the engine's opinion would be advice to the player to move. A
+running game against Fairy Post itself may be reviewed when it is unrated (the engine is
+the opponent, nobody is wronged and the player learns); a rated one waits for its end, so
+the bot's rating pool stays honest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from bot.service.engine import replay
+from bot.service.errors import BadRequestError
+from bot.service.games import GameService
+from bot.service.models import Picture, RecordFile
+from rules.record import format_record
+from rules.variant import Variant
+from search.analysis import MATE_CP, Analysis, analyze
+from storage.models import Game
+
+TOTAL_NODES = 1_200_000
+"""The nodes one review may spend over the whole game (about half a minute on a busy
+machine), shared out among its positions."""
+MIN_NODES, MAX_NODES = 3_000, 25_000
+"""Per position: enough for a tactic three plies deep, never more than a short game needs."""
+SAFETY_SECONDS = 600.0
+"""A review stops after ten minutes whatever its budget (Discord keeps a deferred reply
+open for fifteen); positions it did not reach get no marks, and the reply says so."""
+SHOWN_MOVES = 6
+MARK_NAMES = {"??": "blunder", "?": "mistake", "?!": "inaccuracy", "!": "only good move"}
+
+
+def nodes_per_position(positions: int, total: int = TOTAL_NODES) -> int:
+    """The node budget of one position of a review of `positions` positions."""
+    return max(MIN_NODES, min(MAX_NODES, total // max(1, positions)))
+
+
+def eval_text(cp: int) -> str:
+    """White's view: `+0.65`, `−2.10`, `White mates`, `Black mates`."""
+    if cp >= MATE_CP:
+        return "White mates"
+    if cp <= -MATE_CP:
+        return "Black mates"
+    return f"{cp / 100:+.2f}".replace("-", "−")
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """What /analyze answers: the annotated record, the graph and the summary's lines."""
+
+    game_id: int
+    title: str
+    record: RecordFile
+    graph: Picture
+    summary: tuple[str, ...]
+    worst: tuple[str, ...]
+    footer: str
+    complete: bool
+
+
+def annotated_record(text: str, analysis: Analysis) -> str:
+    """A record from `format_record` with each move's mark after it and, under every
+    marked move, a `#` line with the evaluation and the engine's move."""
+    reviews = {m.ply: m for m in analysis.moves}
+    lines = text.splitlines()
+    out: list[str] = []
+    ply = 0
+    legend = (
+        "# analysis: ?! inaccuracy, ? mistake, ?? blunder, ! the only good move; "
+        "evaluations in pawns, White's view"
+    )
+    for line in lines:
+        if line.startswith("#"):
+            out.append(line)
+            if line.startswith("# piece letters:"):
+                out.append(legend)
+            continue
+        ply += 1
+        review = reviews.get(ply)
+        if review is None:
+            out.append(line)
+            continue
+        out.append(line + review.mark)
+        score = analysis.scores[ply]
+        if review.mark in ("?!", "?", "??") and score is not None:
+            best = f"; {review.best} was better" if review.best else ""
+            out.append(f"#   {MARK_NAMES[review.mark]}: {eval_text(score)}{best}")
+        elif review.mark == "!" and score is not None:
+            out.append(f"#   only good move: {eval_text(score)}")
+    return "\n".join(out) + "\n"
+
+
+class AnalysisService:
+    """`/analyze` over the game service (games, storage, pictures). `run` carries a review
+    out of the event loop (a process pool's submit); a worker thread by default."""
+
+    def __init__(
+        self,
+        games: GameService,
+        *,
+        total_nodes: int = TOTAL_NODES,
+        run: Callable[[Callable[[], Analysis]], Awaitable[Analysis]] | None = None,
+    ) -> None:
+        self.games = games
+        self.storage = games.storage
+        self.total_nodes = total_nodes
+        self._run = run
+        self._queue = asyncio.Semaphore(1)
+
+    async def _may_review(self, game: Game, engine_ids: Collection[int]) -> None:
+        if game.ply_count == 0:
+            raise BadRequestError(f"Game #{game.id} has no moves to analyse.")
+        if not game.is_active:
+            return
+        against_engine = game.white_id in engine_ids or game.black_id in engine_ids
+        if not against_engine:
+            raise BadRequestError(
+                f"Game #{game.id} is still being played: the engine's opinion would be advice "
+                "to a player. /analyze works once the game is over."
+            )
+        if game.rated:
+            raise BadRequestError(
+                f"Game #{game.id} against Fairy Post is rated: it can be analysed once it is "
+                "over (an unrated game against Fairy Post can be analysed at any time)."
+            )
+
+    async def review(
+        self,
+        *,
+        channel_id: int,
+        game_id: int | None = None,
+        engine_ids: Collection[int] = (),
+    ) -> Review:
+        """Review the game named (or the one of this channel). `engine_ids`: the users that
+        are Fairy Post itself (a running game against it may be reviewed, if unrated)."""
+        game = await self.games.find(channel_id, game_id)
+        await self._may_review(game, engine_ids)
+        moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
+        variant = await self.games.variants.for_game(game)
+        positions = len(moves) + 1
+        budget = nodes_per_position(positions, self.total_nodes)
+
+        def work() -> Analysis:
+            # A game of its own: the cached one may move on (a running game) meanwhile.
+            return analyze(
+                replay(variant, moves),
+                nodes_per_move=budget,
+                movetime_per_move=None,
+                total_time=SAFETY_SECONDS,
+            )
+
+        async with self._queue:
+            if self._run is not None:
+                analysis = await self._run(work)
+            else:
+                analysis = await asyncio.to_thread(work)
+        return await self._answer(game, variant, moves, analysis, budget)
+
+    async def _answer(
+        self,
+        game: Game,
+        variant: Variant,
+        moves: Sequence[str],
+        analysis: Analysis,
+        budget: int,
+    ) -> Review:
+        white, black = (
+            await self.games.name_of(game.white_id),
+            await self.games.name_of(game.black_id),
+        )
+        result = None if game.is_active else (game.end_detail or "game over")
+        date = dt.datetime.fromtimestamp(game.created_at, dt.UTC).date().isoformat()
+        headers = {
+            "white": white,
+            "black": black,
+            "date": date,
+            "source": f"Fairy Post game #{game.id}, analysed by Fairy Post's engine",
+        }
+        text = annotated_record(
+            format_record(replay(variant, moves), headers, result=result), analysis
+        )
+        title = f"Game #{game.id}, {variant.name}: {white} vs {black}"
+        if self.games.pictures is None:
+            raise BadRequestError("Pictures are not available.")
+        pictures = self.games.pictures
+        marks = [(m.ply, m.mark) for m in analysis.moves if m.mark]
+        graph = await asyncio.to_thread(pictures.eval_graph, analysis.scores, marks, title=title)
+        summary = []
+        for color, name in ((0, white), (1, black)):
+            counts = analysis.counts(color)
+            parts = [f"{counts[k]} {k}" for k in ("??", "?", "?!", "!") if counts[k]]
+            side = "White" if color == 0 else "Black"
+            summary.append(f"{name} ({side}): {', '.join(parts) or 'no marks'}")
+        marked = sorted(
+            (m for m in analysis.moves if m.mark in ("??", "?")), key=lambda m: -m.loss
+        )[:SHOWN_MOVES]
+        worst = tuple(
+            f"{m.label} {m.notation}{m.mark} ({eval_text(m.score)}"
+            + (f"; {m.best} was better)" if m.best else ")")
+            for m in sorted(marked, key=lambda m: m.ply)
+        )
+        footer = (
+            f"{len(analysis.scores)} positions, {budget:,} nodes each "
+            f"({analysis.nodes:,} in all, {analysis.elapsed:.0f} s)"
+        )
+        if not analysis.complete:
+            reached = sum(s is not None for s in analysis.scores)
+            footer += (
+                f"; time ran out after {reached} positions (from the end): "
+                "the first moves have no marks"
+            )
+        return Review(
+            game_id=game.id,
+            title=title,
+            record=RecordFile(f"fairypost-{game.id}-{variant.id}-analysis.txt", text),
+            graph=graph,
+            summary=tuple(summary),
+            worst=worst,
+            footer=footer,
+            complete=analysis.complete,
+        )
