@@ -12,7 +12,10 @@
 only against Fairy-Stockfish). The game counts are small by default so that `make bench`
 stays within the hour; more games narrow the error bars:
 `FAIRYPOST_BENCH_GAMES=40 FAIRYPOST_BENCH_SKILLS=0,3 python -m benchmarks --only match`
-(`FAIRYPOST_BENCH_FSF_VARIANTS=chess,grand` plays only those against Fairy-Stockfish).
+(`FAIRYPOST_BENCH_FSF_VARIANTS=chess,grand` plays only those against Fairy-Stockfish,
+`FAIRYPOST_BENCH_FSF_GAMES=6` sets its game count apart, and
+`FAIRYPOST_BENCH_OPPONENTS=fsf` plays only those matches: `random`, `greedy`, `fsf`;
+`FAIRYPOST_BENCH_FAMILIES=chess,bigorra` the variants against the random and greedy movers).
 """
 
 from __future__ import annotations
@@ -70,13 +73,19 @@ def run(quick: bool = False) -> list[Row]:
     games = int(os.environ.get("FAIRYPOST_BENCH_GAMES", "2" if quick else "4"))
     skills = [int(s) for s in os.environ.get("FAIRYPOST_BENCH_SKILLS", "0").split(",") if s]
     fsf_variants = os.environ.get("FAIRYPOST_BENCH_FSF_VARIANTS", ",".join(FSF_MATCHES))
+    fsf_games = int(os.environ.get("FAIRYPOST_BENCH_FSF_GAMES", str(games)))
+    opponents = os.environ.get("FAIRYPOST_BENCH_OPPONENTS", "random,greedy,fsf").split(",")
     families = FAMILIES[:2] if quick else FAMILIES
+    if os.environ.get("FAIRYPOST_BENCH_FAMILIES"):
+        families = tuple(os.environ["FAIRYPOST_BENCH_FAMILIES"].split(","))
     weak_limits = Limits(nodes=200 if quick else WEAK_NODES)
     rows = []
-    for opponent_kind in ("random", "greedy"):
+    for opponent_kind in [o for o in ("random", "greedy") if o in opponents]:
         section = f"search: match vs {opponent_kind} mover"
         goal = "100%" if opponent_kind == "random" else "≥ 90%"
-        for i, variant_id in enumerate(families):
+        for variant_id in families:
+            # The seed is the family's place in FAMILIES, whichever families are played.
+            i = FAMILIES.index(variant_id) if variant_id in FAMILIES else len(FAMILIES)
             variant = load_match_variant(variant_id)
             engine = EnginePlayer(weak_limits, "Fairy Post", table_mb=4)
             opponent = RandomPlayer(i) if opponent_kind == "random" else GreedyPlayer(i)
@@ -85,7 +94,8 @@ def run(quick: bool = False) -> list[Row]:
             )
             entry = f"{variant.name}: {len(result.games)} games, {weak_limits.nodes:,} nodes a move"
             rows.append(_row(section, entry, result, goal))
-    rows += fsf_rows(quick, games, skills, [v for v in fsf_variants.split(",") if v])
+    if "fsf" in opponents:
+        rows += fsf_rows(quick, fsf_games, skills, [v for v in fsf_variants.split(",") if v])
     return rows
 
 
