@@ -183,12 +183,16 @@ class FairyPost(commands.AutoShardedBot):
                 effects.poke()
             return handled
 
+        async def resume_timers() -> None:
+            await self.wait_until_ready()
+            await timers.resume(exclusive=exclusive)
+
         self._timers = DueLoop(
             "timers",
             timer_pass,
             timers.next_due_at,
             self.clock,
-            before_first_pass=self.wait_until_ready,
+            before_first_pass=resume_timers,
         )
         for extension in EXTENSIONS:
             await self.load_extension(extension)

@@ -312,12 +312,13 @@ class GameService:
     async def _own_active_game(
         self, channel_id: int, user_id: int, game_id: int | None
     ) -> tuple[Game, Color]:
-        """The game a player acts on (resign, abort, offers): theirs, and still going."""
+        """The game a player acts on (resign, abort, offers): theirs, and still going; a
+        deadline that has passed is settled before anything else is judged."""
         game = await self.find(channel_id, game_id)
         color = await self._participant(game, user_id)
         if not game.is_active:
             raise GameFinishedError(game.id, self._ending(game))
-        return game, color
+        return await self._settled(game), color
 
     async def _check_turn(self, game: Game, user_id: int) -> None:
         if not game.is_active:
@@ -536,6 +537,7 @@ class GameService:
         offer = await self.storage.draws.get(offer_id)
         game = await self.storage.games.get(offer.game_id)
         await self._participant(game, user.id)
+        game = await self._settled(game)
         if accept:
             if user.id == offer.offered_by:
                 raise BadRequestError("You cannot accept your own draw offer.")
@@ -572,6 +574,7 @@ class GameService:
         request = await self.storage.takebacks.get(request_id)
         game = await self.storage.games.get(request.game_id)
         await self._participant(game, user.id)
+        game = await self._settled(game)
         if not accept:
             declined = await self.storage.takebacks.decline(request_id, user.id, self.clock.now())
             return OfferView(game, takeback=declined, by_name=user.name, to_id=request.requested_by)

@@ -9,12 +9,16 @@ and carried out by the effects runner: a crash right after a timer write loses n
 
 from __future__ import annotations
 
+import logging
+
 from bot.service.clock import Clock
 from bot.service.effects import default_owner
 from storage import Storage
 from storage.crashpoints import crashpoint
 from storage.errors import ConflictError, NotFoundError, RefusedError
 from storage.models import DueItem, DueKind
+
+log = logging.getLogger("fairypost.timers")
 
 BATCH = 100
 
@@ -41,6 +45,15 @@ class TimerService:
         self.clock = clock
         self.owner = owner or default_owner()
         self.lease_seconds = lease_seconds
+
+    async def resume(self, *, exclusive: bool) -> int:
+        """At start-up: with `exclusive` (this process alone serves the database: the bot
+        holds its instance lock), the claims a killed process left are dropped at once, so
+        a deadline or notice it was handling is handled now rather than after its lease."""
+        released = await self.storage.timers.release_all() if exclusive else 0
+        if released:
+            log.info("timers: %d claims of a stopped process released", released)
+        return released
 
     async def next_due_at(self) -> int | None:
         """When this process may next claim something (an item of a process that died

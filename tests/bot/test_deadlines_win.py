@@ -5,8 +5,9 @@ One game per action. Ann (White) played 1. e4 with a day per move; Bob's deadlin
 unnoticed; then someone acts. Whatever the action (a move, the Move button, /abort, /resign,
 /draw, an answer to a draw offer or a takeback request, a conditional line, a moderator's
 cancel or adjudication), the game ends as Bob's loss on time, at the deadline, and the
-action is refused with that sentence. The ending is posted once and rated once, exactly as
-the timer alone would have done it.
+action is refused with that sentence, before any other refusal the action would have had
+(an illegal move, answering one's own offer, a takeback with nothing to take back). The
+ending is posted once and rated once, exactly as the timer alone would have done it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bot.service.conditional import ConditionalService
 from bot.service.consequences import ENDED, GameEvent
 from bot.service.effects import EffectRunner
 from bot.service.errors import GameFinishedError
+from bot.service.models import UserRef
 from bot.service.moderation import Moderation, Verdict
 from bot.service.picker import MovePicker
 from bot.service.timers import TimerService
@@ -34,16 +36,20 @@ LOST_ON_TIME = "The deadline had passed: the game is over, white wins on time."
 Action = Callable[[GameService, int], Awaitable[object]]
 
 
-async def _answer_draw(service: GameService, game_id: int, *, accept: bool) -> object:
+async def _answer_draw(
+    service: GameService, game_id: int, *, accept: bool, user: UserRef = BOB
+) -> object:
     offer = await service.storage.draws.pending(game_id)
     assert offer is not None
-    return await service.answer_draw(offer.id, BOB, accept=accept)
+    return await service.answer_draw(offer.id, user, accept=accept)
 
 
-async def _answer_takeback(service: GameService, game_id: int, *, accept: bool) -> object:
+async def _answer_takeback(
+    service: GameService, game_id: int, *, accept: bool, user: UserRef = BOB
+) -> object:
     request = await service.storage.takebacks.pending(game_id)
     assert request is not None
-    return await service.answer_takeback(request.id, BOB, accept=accept)
+    return await service.answer_takeback(request.id, user, accept=accept)
 
 
 async def _conditional(service: GameService, game_id: int) -> object:
@@ -80,7 +86,11 @@ ACTIONS: dict[str, Action] = {
     "draw-accept": lambda s, g: _answer_draw(s, g, accept=True),
     "draw-accept-by-offering": lambda s, g: s.offer_draw(channel_id=THREAD, user=BOB),
     "draw-decline": lambda s, g: _answer_draw(s, g, accept=False),
+    "draw-offer-again": lambda s, g: s.offer_draw(channel_id=THREAD, user=ANN),
+    "draw-accept-own": lambda s, g: _answer_draw(s, g, accept=True, user=ANN),
     "takeback-request": lambda s, g: s.request_takeback(channel_id=THREAD, user=ANN),
+    "takeback-request-before-moving": lambda s, g: s.request_takeback(channel_id=THREAD, user=BOB),
+    "takeback-accept-own": lambda s, g: _answer_takeback(s, g, accept=True, user=ANN),
     "takeback-accept": lambda s, g: _answer_takeback(s, g, accept=True),
     "takeback-decline": lambda s, g: _answer_takeback(s, g, accept=False),
     "conditional-add": _conditional,
@@ -93,6 +103,9 @@ BEFORE = {
     "draw-accept": "draw",
     "draw-accept-by-offering": "draw",
     "draw-decline": "draw",
+    "draw-offer-again": "draw",
+    "draw-accept-own": "draw",
+    "takeback-accept-own": "takeback",
     "takeback-accept": "takeback",
     "takeback-decline": "takeback",
 }

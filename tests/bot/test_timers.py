@@ -175,3 +175,26 @@ async def test_a_dead_process_deadline_is_taken_over_when_its_lease_ends(
     await effects.run_due()
     (ended,) = endings(announced)
     assert ended.view.game.termination is Termination.TIMEOUT
+
+
+async def test_a_restart_alone_on_the_database_takes_a_dead_process_claims_at_once(
+    service: GameService, clock: ManualClock, effects: EffectRunner, announced: Announced
+) -> None:
+    """The process was killed between claiming Bob's deadline and writing it. The next
+    start holds the instance lock (it is alone): it drops the dead process's claims and
+    settles the deadline on its first pass instead of a lease later."""
+    await start_game(service, "chess", days_per_move=1)
+    await service.play(channel_id=THREAD, user=ANN, text="e2e4")
+    clock.advance(DAY)
+    dead = TimerService(service.storage, clock, owner="killed", lease_seconds=600)
+    claimed = await service.storage.timers.claim(clock.now(), dead.owner, lease_seconds=600)
+    assert DueKind.TIMEOUT in [i.kind for i in claimed]
+    shared = TimerService(service.storage, clock, lease_seconds=600)
+    assert await shared.resume(exclusive=False) == 0  # another process may still be alive
+    assert DueKind.TIMEOUT not in [i.kind for i in await shared.run_due()]
+    restarted = TimerService(service.storage, clock, lease_seconds=600)
+    assert await restarted.resume(exclusive=True) == len(claimed)
+    assert DueKind.TIMEOUT in [i.kind for i in await restarted.run_due()]
+    await effects.run_due()
+    (ended,) = endings(announced)
+    assert ended.view.status == "White wins on time"

@@ -102,7 +102,7 @@ SCENARIOS = [
         "chess",
         ["e2e4"],
         "timeout",
-        ["event.committed:timeout", *RATED_ENDING],
+        ["timer.claimed:timeout", "event.committed:timeout", *RATED_ENDING],
     ),
     Scenario(
         "abort",
@@ -125,6 +125,7 @@ SCENARIOS = [
             "event.committed:move",
             "effect.sent:game.moved",
             "effect.done:game.moved",
+            "timer.claimed:turn_notice",
             "event.committed:notice",
             "effect.claimed:notice.send",
             "effect.sent:notice.send",

@@ -177,6 +177,19 @@ async def test_a_claimed_item_is_one_owners_until_its_lease_runs_out(store: Stor
     assert left == 0
 
 
+async def test_release_all_frees_the_claims_of_a_stopped_process(store: Storage) -> None:
+    """The bot at start-up, alone on the database: what a killed process had claimed is
+    claimable at once, not when its lease ends."""
+    game = await new_game(store, clock=Clock(DAY, 0))
+    deadline = T0 + DAY
+    assert [i.game_id for i in await store.timers.claim(deadline, "dead", lease_seconds=60)]
+    assert await store.timers.claim(deadline + 1, "new", lease_seconds=60) == []
+    assert await store.timers.release_all() >= 1
+    taken = await store.timers.claim(deadline + 1, "new", lease_seconds=60)
+    assert game.id in [i.game_id for i in taken if i.kind is DueKind.TIMEOUT]
+    assert await store.timers.release_all() == len(taken)
+
+
 async def test_processes_claiming_at_once_get_each_item_once(db_target: str) -> None:
     """Five stores (five pools on PostgreSQL) claim the same 30 due deadlines at the same
     moment: every item is claimed by exactly one of them."""
