@@ -314,8 +314,8 @@ async def memory_rows(folder: Path, quick: bool) -> list[Row]:
         ),
         Row(
             SECTION,
-            "the bot's start-up check of that database: PRAGMA quick_check / the full "
-            "integrity_check (best of 3, file in the page cache)",
+            "checking that database: PRAGMA quick_check / the full integrity_check (the "
+            "bot's start-up check; best of 3, file in the page cache)",
             f"{ms(quick)} / {ms(full)}",
         ),
         Row(
@@ -341,7 +341,7 @@ async def memory_rows(folder: Path, quick: bool) -> list[Row]:
 
 
 def integrity_seconds(path: Path) -> tuple[float, float]:
-    """The start-up check (quick_check) and the full integrity_check on `path`, best of 3."""
+    """quick_check and the full integrity_check (the start-up check) on `path`, best of 3."""
     out = []
     for full in (False, True):
         best = float("inf")

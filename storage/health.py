@@ -1,12 +1,14 @@
 """Is a SQLite database file sound? The bot's start-up check and the operator commands.
 
-`file_health(path)` runs SQLite's `PRAGMA quick_check` (or the full `integrity_check`) on
-its own connection, before anything else opens the file, and turns whatever SQLite says,
-including "file is not a database", into a `Health` value: a damaged file is reported, never
-raised as a raw `sqlite3.DatabaseError`. quick_check verifies every page, the b-tree
-structure, record formats and NOT NULL/CHECK constraints, but not that indexes match their
-tables; on the 10,000-game benchmark database it costs a fraction of the full check (the
-figures are in the README's operator section, measured by `make bench`).
+`file_health(path)` runs SQLite's `PRAGMA quick_check` (`full=True`: the full
+`integrity_check`) on its own connection, before anything else opens the file, and turns
+whatever SQLite says, including "file is not a database", into a `Health` value: a damaged
+file is reported, never raised as a raw `sqlite3.DatabaseError`. quick_check verifies every
+page, the b-tree structure, record formats and NOT NULL/CHECK constraints, but not that
+indexes match their tables; the full check does, and on the 10,000-game benchmark database
+it costs little more (both read every page; figures in the README's operator section,
+measured by `make bench`), so the bot's start-up check, the backups and `storage check` all
+run the full one.
 """
 
 from __future__ import annotations

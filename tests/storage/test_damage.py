@@ -54,6 +54,32 @@ def damage(path: Path, *, page: int | None = None) -> None:
         os.fsync(f.fileno())
 
 
+def damage_an_index(path: Path) -> None:
+    """Every page sound, but an index out of step with its table: the deadline index lacks
+    the new deadlines of some games (the timer query would never see them fall due)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        entry = conn.execute(
+            "SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master "
+            "WHERE name = 'games_deadline'"
+        ).fetchone()
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute("DELETE FROM sqlite_master WHERE name = 'games_deadline'")
+    finally:
+        conn.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("UPDATE games SET deadline_at = deadline_at - 3600 WHERE id % 10 = 0")
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql) "
+            "VALUES (?, ?, ?, ?, ?)",
+            entry,
+        )
+    finally:
+        conn.close()
+
+
 @pytest.fixture(scope="module")
 def sound(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sound") / "fairypost.sqlite3"
@@ -84,6 +110,17 @@ def test_damage_is_reported_not_raised(sound: Path, tmp_path: Path, where: str) 
     quick, full = file_health(db), file_health(db, full=True)
     assert not quick.ok and not full.ok
     assert quick.summary  # SQLite's own words: "file is not a database", "Tree 4 page ..."
+
+
+def test_an_index_out_of_step_passes_quick_check_but_not_the_full_check(
+    sound: Path, tmp_path: Path
+) -> None:
+    """Why the start-up check is the full integrity_check (see bot/app.py)."""
+    db = copy_of(sound, tmp_path)
+    damage_an_index(db)
+    assert file_health(db).ok
+    full = file_health(db, full=True)
+    assert not full.ok and "missing from index games_deadline" in full.summary
 
 
 def test_check_and_backup_commands_report_damage_with_exit_code_2(
@@ -154,12 +191,19 @@ def test_scheduled_backups_keep_the_newest(sound: Path, tmp_path: Path) -> None:
     assert (folder / "notes.txt").exists() and len(list_backups(folder)) == 3
 
 
-def test_the_bot_refuses_a_damaged_database_at_start_up(sound: Path, tmp_path: Path) -> None:
-    """`python -m bot` on a damaged file: one clear log line naming the file and the command
-    that restores the newest backup, exit code 2, and the file untouched."""
+@pytest.mark.parametrize("where", ["page", "index"])
+def test_the_bot_refuses_a_damaged_database_at_start_up(
+    sound: Path, tmp_path: Path, where: str
+) -> None:
+    """`python -m bot` on a damaged file (4 KiB of garbage over a middle page, or an index
+    out of step with its table): one clear log line naming the file and the command that
+    restores the newest backup, exit code 2, and the file untouched."""
     db = copy_of(sound, tmp_path)
     scheduled_backup(db, tmp_path / "backups", T0, keep=7)
-    damage(db)
+    if where == "page":
+        damage(db)
+    else:
+        damage_an_index(db)
     before = db.read_bytes()
     env = {
         **os.environ,
