@@ -279,7 +279,11 @@ class GameService:
         action is refused with `GameLostOnTimeError`. Storage does the same inside every
         guarded write; this only gives the player that answer rather than another refusal."""
         now = self.clock.now()
-        if game.is_active and game.deadline_at is not None and now >= game.deadline_at:
+        passed = game.deadline_at is not None and now >= game.deadline_at
+        # A clock stopped by a vacation may have restarted (the vacation ran out, unwritten)
+        # and run out since: storage knows, so ask it.
+        paused = game.paused_remaining is not None
+        if game.is_active and (passed or paused):
             game = await self.storage.games.settle(game.id, now)
             if not game.is_active:
                 raise GameLostOnTimeError(game)

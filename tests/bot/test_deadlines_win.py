@@ -199,3 +199,24 @@ async def test_a_challenge_accepted_after_it_expired_starts_no_game(
         ChallengeStatus.EXPIRED
     )
     assert await service.storage.games.list_active(BOB.id) == []
+
+
+async def test_a_vacation_that_ran_out_unwritten_restarts_the_clock_and_it_can_run_out(
+    service: GameService, clock: ManualClock
+) -> None:
+    """Bob went on vacation with 12 hours left; the vacation ended (nobody wrote it) and the
+    12 hours after it passed too: his move, legal or not, finds the game lost on time at the
+    end of his restarted clock. An hour after the vacation, it would have been in time."""
+    game_id = await start_game(service, "chess", days_per_move=1)
+    await service.play(channel_id=THREAD, user=ANN, text="e4")
+    clock.advance(DAY // 2)
+    await service.storage.vacations.start(BOB.id, clock.now())
+    status = await service.storage.vacations.status(BOB.id, clock.now())
+    assert status.ends_at is not None
+    clock.advance(status.ends_at - clock.now() + DAY // 2 + 60)
+    with pytest.raises(DeadlinePassedError) as late:
+        await service.play(channel_id=THREAD, user=BOB, text="e4")  # illegal, and too late
+    assert refusal(late.value) == LOST_ON_TIME
+    game = await service.storage.games.get(game_id)
+    assert (game.termination, game.ply_count) == (Termination.TIMEOUT, 1)
+    assert game.ended_at == status.ends_at + DAY // 2  # the restarted clock's end
