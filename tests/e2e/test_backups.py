@@ -5,20 +5,25 @@ where it went; the copy holds what players did and is what `storage restore` put
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from bot.app import database_sound
 from bot.client import FairyPost
+from bot.config import load_settings
 from bot.service import ManualClock
 from bot.service.backups import BackupPlan
 from localdiscord import run_bot
+from storage.__main__ import main
 from storage.backup import list_backups
 from storage.health import file_health
 from tests.e2e.conftest import World
-from tests.e2e.test_fairypost import POST_TIMEOUT, start_game
+from tests.e2e.test_fairypost import POST_TIMEOUT, play, start_game
+from tests.storage.test_damage import damage
 
 DAY = 86_400
 
@@ -90,3 +95,49 @@ async def test_the_running_bot_backs_up_on_its_schedule(
         assert line == (f"backed up {db} to {path} (integrity verified; keeping the newest 2)"), (
             line
         )
+
+
+async def test_a_damaged_database_is_refused_and_restored_by_one_command(
+    world: World, tmp_path: Path
+) -> None:
+    """The whole story an operator lives: the bot backs up while a game goes on, the file is
+    damaged while it is stopped, the start-up check refuses it, `python -m storage restore
+    --latest` puts the newest backup back (the damaged file kept aside), and the restarted
+    bot serves the game from where the backup left it."""
+    fake = world.fake
+    db = tmp_path / "fairypost.sqlite3"
+    folder = tmp_path / "backups"
+    clock = ManualClock()
+    plan = BackupPlan(folder, DAY, keep=7)
+    bot = FairyPost(database=db, clock=clock, backups=plan)
+    async with run_bot(fake, bot):
+        await backups_made(folder, 1)
+        thread, _ = await start_game(world, "chess", world.alice, world.bob)
+        assert " played **" in (await play(fake, world.alice, thread, "e2e4")).text
+        clock.advance(DAY)
+        assert bot._backups is not None
+        bot._backups.poke()
+        await backups_made(folder, 2)
+    with sqlite3.connect(db) as conn:  # everything in the main file, as after a clean stop
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    damage(db)
+
+    settings = load_settings(
+        {"DISCORD_TOKEN": "t", "FAIRYPOST_DB": str(db), "FAIRYPOST_BACKUP_DIR": str(folder)},
+        dotenv=tmp_path / "none",
+    )
+    assert not await database_sound(settings)  # the refusal's log line: test_damage.py
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(
+        ["restore", "--latest", "--db", str(db), "--backups", str(folder)], out=out, err=err
+    )
+    assert code == 0, err.getvalue()
+    assert f"from {list_backups(folder)[-1]}" in out.getvalue()
+    assert [p for p in tmp_path.iterdir() if p.name.startswith("fairypost.sqlite3.damaged-")]
+    assert await database_sound(settings)
+
+    async with run_bot(fake, FairyPost(database=db, clock=clock)):
+        reply = await play(fake, world.bob, thread, "e7e5")
+        assert " played **" in reply.text, reply.text
