@@ -208,6 +208,9 @@ def content(event: GameEvent) -> str:
         return text
     if event.answered:
         return ""  # the conditional answer's post follows: nobody is asked to move here
+    if g.engine_to_move:
+        engine = view.white_name if g.engine_id == g.white_id else view.black_name
+        return f"{engine} is thinking…"
     return f"{to_move_mention(view)}, your move."
 
 

@@ -17,6 +17,7 @@ from bot.client import FairyPost
 from bot.config import Settings
 from bot.logs import setup_logging
 from bot.service.backups import BackupPlan
+from bot.service.opponent import EngineConfig
 from storage.backup import backup_folder, backup_hint
 from storage.db import parse_target
 from storage.errors import StorageError
@@ -77,6 +78,10 @@ async def database_sound(settings: Settings) -> bool:
     return False
 
 
+def engine_config(settings: Settings) -> EngineConfig:
+    return EngineConfig(settings.engine_workers, settings.engine_pause_ms / 1000)
+
+
 def backup_plan(settings: Settings) -> BackupPlan | None:
     folder = backup_folder(settings.database, settings.backup_dir)
     if folder is None or settings.backup_hours == 0:
@@ -106,6 +111,7 @@ async def serve(
             shard_ids=None if shards is None else list(shards.ids),
             shard_count=None if shards is None else shards.count,
             backups=backup_plan(settings),
+            engine=engine_config(settings),
         )
 
     stopping = asyncio.Event()

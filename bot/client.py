@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,11 @@ from bot.service.backups import BackupPlan, BackupService
 from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.inputs import OddTextError, odd_text
+from bot.service.opponent import EngineConfig, OpponentService
+from bot.service.opponent import install as install_opponent
+from bot.service.opponent import install_handler as install_engine_moves
 from bot.service.pictures import Pictures, RendererPictures
+from bot.service.searchpool import SearchPool
 from bot.service.timers import DEFAULT_LEASE_SECONDS as TIMER_LEASE_SECONDS
 from bot.service.timers import TimerService
 from bot.service.tournaments import TournamentService
@@ -93,6 +98,7 @@ class FairyPost(commands.AutoShardedBot):
         pictures: Pictures | None = None,
         lease_seconds: int | None = None,
         backups: BackupPlan | None = None,
+        engine: EngineConfig | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -107,6 +113,10 @@ class FairyPost(commands.AutoShardedBot):
         self.clock = clock or SystemClock()
         self._pictures = pictures
         self._lease_seconds = lease_seconds
+        self.engine_config = engine or EngineConfig()
+        self._opponent: OpponentService | None = None
+        self._pool: SearchPool | None = None
+        self._engine_loops: list[DueLoop] = []
         """How long a timer or effect claimed by this process stays its own (None: the
         defaults); what another process waits before taking over the claims of a dead one."""
         self._storage: Storage | None = None
@@ -137,6 +147,11 @@ class FairyPost(commands.AutoShardedBot):
         return self._tournaments
 
     @property
+    def opponent(self) -> OpponentService:
+        assert self._opponent is not None, "used before setup_hook"
+        return self._opponent
+
+    @property
     def timers(self) -> DueLoop:
         assert self._timers is not None, "used before setup_hook"
         return self._timers
@@ -165,13 +180,19 @@ class FairyPost(commands.AutoShardedBot):
         self.effect_runner = runner
         exclusive = self._lock is not None and self._lock.held
 
+        resumed = asyncio.Event()
+
         async def resume() -> None:
             await self.wait_until_ready()
-            await runner.resume(exclusive=exclusive)
+            try:
+                await runner.resume(exclusive=exclusive)
+            finally:
+                resumed.set()
 
         self._effects = DueLoop(
             "effects", runner.run_due, runner.next_due_at, self.clock, before_first_pass=resume
         )
+        self._start_engine(resumed)
         timers = TimerService(
             self._storage, self.clock, lease_seconds=self._lease_seconds or TIMER_LEASE_SECONDS
         )
@@ -210,10 +231,48 @@ class FairyPost(commands.AutoShardedBot):
             log.info("%d slash commands synced (global)", len(synced))
         self._timers.start()
         self._effects.start()
+        for loop in self._engine_loops:
+            loop.start()
         if self.backup_plan is not None and self._lock is not None:
             backups = BackupService(self._lock.database, self.backup_plan, self.clock)
             self._backups = DueLoop("backups", backups.run_due, backups.next_due_at, self.clock)
             self._backups.start()
+
+    def _start_engine(self, resumed: asyncio.Event) -> None:
+        """Fairy Post's own engine: its search processes, and runners of their own for the
+        engine's moves (one per search process, each running one search at a time), so a
+        search never holds up the posts of the effects loop. They start once the effects
+        loop has resumed (released the claims of a stopped process, the engine's too)."""
+        config = self.engine_config
+        self._pool = SearchPool(config.workers, table_megabytes=config.table_megabytes)
+        effects = self.effects
+        self._opponent = OpponentService(self.service, self._pool, config, moved=effects.poke)
+        install_opponent(EffectRegistry(self.storage), self._opponent)
+        registry = EffectRegistry(self.storage)
+        install_engine_moves(registry, self._opponent)
+        opponent = self._opponent
+        for number in range(config.workers):
+            runner = EffectRunner(
+                registry,
+                self.clock,
+                lease_seconds=self._lease_seconds or EFFECT_LEASE_SECONDS,
+                batch=1,
+            )
+
+            async def resume(first: bool = number == 0) -> None:
+                await resumed.wait()
+                if first:
+                    await opponent.resume()
+
+            loop = DueLoop(
+                f"engine-{number + 1}",
+                runner.run_due,
+                runner.next_due_at,
+                self.clock,
+                before_first_pass=resume,
+            )
+            effects.follow(loop)
+            self._engine_loops.append(loop)
 
     async def on_ready(self) -> None:
         shards = "all shards" if self.shard_ids is None else f"shards {self.shard_ids}"
@@ -228,9 +287,12 @@ class FairyPost(commands.AutoShardedBot):
 
     async def close(self) -> None:
         """Stop the loops, let in-flight writes finish, close the database, disconnect."""
-        for loop in (self._timers, self._effects, self._backups):
+        for loop in (self._timers, self._effects, self._backups, *self._engine_loops):
             if loop is not None:
                 await loop.stop()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
         await super().close()
         if self._storage is not None:
             await self._storage.close()

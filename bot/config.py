@@ -30,6 +30,8 @@ DEFAULT_LOCAL_PORT = 8765
 DEFAULT_STARTUP_RETRY = 300  # seconds of waiting for an unreachable Discord before exit 1
 DEFAULT_BACKUP_HOURS = 24
 DEFAULT_BACKUP_KEEP = 7
+DEFAULT_ENGINE_WORKERS = 1  # search processes: one leaves a core to the bot on two cores
+DEFAULT_ENGINE_PAUSE_MS = 2000
 
 MISSING_TOKEN_MESSAGE = """\
 Fairy Post needs a Discord bot token to start, and none was found.
@@ -102,6 +104,10 @@ class Settings:
     """FAIRYPOST_BACKUP_HOURS: hours between automatic backups; 0 turns them off."""
     backup_keep: int = DEFAULT_BACKUP_KEEP
     """FAIRYPOST_BACKUP_KEEP: how many automatic backups to keep (the newest)."""
+    engine_workers: int = DEFAULT_ENGINE_WORKERS
+    """FAIRYPOST_ENGINE_WORKERS: processes searching for the engine's moves at once."""
+    engine_pause_ms: int = DEFAULT_ENGINE_PAUSE_MS
+    """FAIRYPOST_ENGINE_PAUSE_MS: the least time before the engine answers a move."""
 
     def require_token(self) -> str:
         if self.token is None:
@@ -215,4 +221,8 @@ def load_settings(environ: Mapping[str, str] | None = None, dotenv: Path | None 
         backup_dir=Path(text) if (text := _text(values, "FAIRYPOST_BACKUP_DIR")) else None,
         backup_hours=_bounded(values, "FAIRYPOST_BACKUP_HOURS", DEFAULT_BACKUP_HOURS, 0, 24 * 365),
         backup_keep=_bounded(values, "FAIRYPOST_BACKUP_KEEP", DEFAULT_BACKUP_KEEP, 1, 1000),
+        engine_workers=_bounded(values, "FAIRYPOST_ENGINE_WORKERS", DEFAULT_ENGINE_WORKERS, 1, 64),
+        engine_pause_ms=_bounded(
+            values, "FAIRYPOST_ENGINE_PAUSE_MS", DEFAULT_ENGINE_PAUSE_MS, 0, 60_000
+        ),
     )

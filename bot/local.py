@@ -17,6 +17,7 @@ import logging
 import signal
 from pathlib import Path
 
+from bot.app import engine_config
 from bot.client import FairyPost
 from bot.config import Settings
 from bot.logs import setup_logging
@@ -78,7 +79,12 @@ async def serve_local(settings: Settings, *, db_path: Path = LOCAL_DB) -> int:
         return 1
     world.attach_urls(fake)
     saver = asyncio.create_task(world.keep_saved(fake), name="local-world-saver")
-    runner = BotRunner(fake, FairyPost(database=db_path), ready_timeout=READY_TIMEOUT, strict=False)
+    runner = BotRunner(
+        fake,
+        FairyPost(database=db_path, engine=engine_config(settings)),
+        ready_timeout=READY_TIMEOUT,
+        strict=False,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -38,6 +38,7 @@ class DueLoop:
         self.clock = clock
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._followers: list[DueLoop] = []
         self.handled = 0
         """Items handled so far, for tests and logs."""
         self.passes = 0
@@ -57,6 +58,13 @@ class DueLoop:
     def poke(self) -> None:
         """Something may be due earlier than the loop thinks: look again now."""
         self._wake.set()
+        for loop in self._followers:
+            loop.poke()
+
+    def follow(self, loop: DueLoop) -> None:
+        """`loop` is poked with this one (the engine's runners with the effects loop: an
+        event that records effects may record the engine's move too)."""
+        self._followers.append(loop)
 
     async def _run(self) -> None:
         if self._before is not None:

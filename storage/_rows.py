@@ -226,6 +226,8 @@ def game(row: Row) -> Game:
         decided_by=row["decided_by"],
         definition_digest=row["definition_digest"],
         tournament_id=row["tournament_id"],
+        engine_id=row["engine_id"],
+        engine_level=row["engine_level"],
     )
 
 

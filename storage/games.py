@@ -55,13 +55,15 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
     _rows.check_clock(new.clock)
     if new.white_id == new.black_id:
         raise InvalidValueError("a game needs two different players")
+    if new.engine_id is not None and new.engine_id not in (new.white_id, new.black_id):
+        raise InvalidValueError("the engine must be one of the game's players")
     await _shared.ensure_players(tx, (new.white_id, new.black_id), now)
     game_id = await tx.insert(
         "INSERT INTO games (challenge_id, tournament_id, guild_id, channel_id, thread_id, "
         "message_id, variant_id, options, white_id, black_id, rated, turn, ply_count, "
         "position_text, engine_version, move_seconds, bank_cap_seconds, created_at, updated_at, "
-        "definition_digest) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'white', 0, ?, ?, ?, ?, ?, ?, ?)",
+        "definition_digest, engine_id, engine_level) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'white', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             new.challenge_id,
             new.tournament_id,
@@ -81,6 +83,8 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
             now,
             now,
             new.definition_digest,
+            new.engine_id,
+            new.engine_level,
         ),
     )
     deadline, paused = await _shared.start_turn(
@@ -175,6 +179,16 @@ class Games:
         async with self._db.transaction(write=False) as tx:
             rows = await tx.all(
                 f"{_shared.GAME_SELECT} WHERE status = 'active' AND thread_id IS NULL ORDER BY id"
+            )
+        return [_rows.game(row) for row in rows]
+
+    async def list_engine_to_move(self) -> list[Game]:
+        """Games against the engine where it is the engine's turn (picked up at start-up)."""
+        async with self._db.transaction(write=False) as tx:
+            rows = await tx.all(
+                f"{_shared.GAME_SELECT} WHERE status = 'active' AND engine_id IS NOT NULL "
+                "AND engine_id = CASE turn WHEN 'white' THEN white_id ELSE black_id END "
+                "ORDER BY id"
             )
         return [_rows.game(row) for row in rows]
 

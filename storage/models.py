@@ -258,6 +258,10 @@ class NewGame:
     challenge_id: int | None = None
     definition_digest: str | None = None
     tournament_id: int | None = None
+    engine_id: int | None = None
+    """A game against the engine: the player it plays as (white_id or black_id)."""
+    engine_level: int | None = None
+    """A game against the engine: its level (1 to 8)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +306,15 @@ class Game:
     (`GuildVariants.definition` gives its text); None for a built-in variant."""
     tournament_id: int | None = None
     """The tournament whose round created the game (its board: `Tournaments.board_of`)."""
+    engine_id: int | None = None
+    """A game against Fairy Post's engine: the player it plays as (the bot's own user)."""
+    engine_level: int | None = None
+    """A game against the engine: its playing level (1 to 8)."""
+
+    @property
+    def engine_to_move(self) -> bool:
+        """The engine is to move in this game (which is still going)."""
+        return self.is_active and self.engine_id is not None and self.to_move_id == self.engine_id
 
     @property
     def is_active(self) -> bool:

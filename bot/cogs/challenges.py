@@ -22,6 +22,7 @@ from bot.cogs.common import (
     send_error,
     user_ref,
 )
+from bot.service.errors import BadRequestError
 from bot.service.games import ALLOWED_DAYS
 from bot.ui.embeds import challenge_embed
 from bot.ui.format import mention
@@ -89,6 +90,7 @@ class Challenges(commands.Cog):
         rated="Whether the game changes ratings (default: the server's choice, see /config)",
         options="Variant options, comma-separated (e.g. fixed-king for Patricia)",
         bank="Carry unused time over to later moves (up to two moves' worth)",
+        level="Against Fairy Post itself: its level, 1 (a beginner) to 8 (default 4)",
     )
     @app_commands.choices(
         color=[
@@ -109,10 +111,39 @@ class Challenges(commands.Cog):
         rated: bool | None = None,
         options: str = "",
         bank: bool = False,
+        level: app_commands.Range[int, 1, 8] | None = None,
     ) -> None:
         guild_id, channel_id = guild_of(interaction), channel_of(interaction)
         await defer_first(interaction)
         service = self.bot.service
+        me = interaction.client.user
+        if opponent is not None and me is not None and opponent.id == me.id:
+            game = await self.bot.opponent.challenge(
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                challenger=user_ref(interaction.user),
+                engine=user_ref(me),
+                variant=variant,
+                level_number=level,
+                color=color,
+                days_per_move=days_per_move,
+                rated=rated,
+                options=options,
+                bank=bank,
+            )
+            g = game.game
+            await interaction.followup.send(
+                f"{interaction.user.mention} plays **{game.variant.name}** against Fairy Post "
+                f"(level {g.engine_level}): the game goes on in its thread."
+            )
+            answered(interaction)
+            log.info("game %s against the engine started (%s)", g.id, game.variant.id)
+            self.bot.effects.poke()
+            return
+        if level is not None:
+            raise BadRequestError(
+                "The level is for games against Fairy Post: choose it as the opponent."
+            )
         view = await service.create_challenge(
             guild_id=guild_id,
             channel_id=channel_id,

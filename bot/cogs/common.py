@@ -19,6 +19,7 @@ from bot.replies import reply_for
 from bot.service.errors import BadRequestError
 from bot.service.games import GameService
 from bot.service.models import Animation, Picture, UserRef
+from bot.service.opponent import OpponentService
 from bot.service.tournaments import TournamentService
 
 log = logging.getLogger("fairypost.bot")
@@ -38,6 +39,9 @@ class Fairy(Protocol):
 
     @property
     def tournaments(self) -> TournamentService: ...
+
+    @property
+    def opponent(self) -> OpponentService: ...
 
     @property
     def timers(self) -> Timers: ...

@@ -161,11 +161,19 @@ class Play(commands.Cog):
     @app_commands.describe(game=GAME)
     async def draw(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
         await defer_first(interaction)  # an offer is posted for both players to see
-        outcome = await self.bot.service.offer_draw(
+        outcome = await self.bot.opponent.offer_draw(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
         if isinstance(outcome, EndResult):
-            await acknowledge(self.bot, interaction, "You accepted the draw offer: **draw**.")
+            engine = outcome.view.game.engine_id is not None
+            text = "Fairy Post accepts the draw" if engine else "You accepted the draw offer"
+            await acknowledge(self.bot, interaction, f"{text}: **draw**.")
+            return
+        if outcome.offer is not None and outcome.game.engine_id is not None:
+            await interaction.followup.send(
+                "Fairy Post declines the draw: it thinks it stands better. Play on!"
+            )
+            answered(interaction)
             return
         await self._post_offer(interaction, outcome, "draw")
 
@@ -177,9 +185,16 @@ class Play(commands.Cog):
         self, interaction: discord.Interaction[Any], game: int | None = None
     ) -> None:
         await defer_first(interaction)  # the request is posted for both players to see
-        offer = await self.bot.service.request_takeback(
+        offer = await self.bot.opponent.request_takeback(
             channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
         )
+        if isinstance(offer, GameView):  # Fairy Post granted it at once
+            await interaction.followup.send(
+                f"Fairy Post allows the takeback: **{offer.status}**. The board follows."
+            )
+            answered(interaction)
+            self.bot.effects.poke()
+            return
         await self._post_offer(interaction, offer, "takeback")
 
     async def _post_offer(

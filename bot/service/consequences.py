@@ -59,9 +59,10 @@ def _game_effect(kind: str, event: StorageEvent) -> NewEffect:
 
 
 def on_started(event: StorageEvent) -> list[NewEffect]:
-    """A game born from a challenge gets its thread and first post here; games made by
-    something else (a tournament's round, an import) are announced by their maker."""
-    if event.game is None or event.game.challenge_id is None:
+    """A game born from a challenge, or started against the engine, gets its thread and first
+    post here; games made by something else (a tournament's round, an import) are announced
+    by their maker."""
+    if event.game is None or (event.game.challenge_id is None and event.game.engine_id is None):
         return []
     return [_game_effect(STARTED, event)]
 
@@ -89,6 +90,8 @@ def on_takeback(event: StorageEvent) -> list[NewEffect]:
 def on_notice(event: StorageEvent) -> list[NewEffect]:
     due, game = event.due, event.game
     assert due is not None and game is not None
+    if due.user_id == game.engine_id:
+        return []  # the engine needs no reminding: its move is an effect of its own
     payload = {
         "user_id": due.user_id,
         "ply": due.ply,

@@ -362,16 +362,21 @@ class GameService:
         text: str,
         game_id: int | None = None,
         at_ply: int | None = None,
+        at_revision: int | None = None,
     ) -> MoveResult:
         """Validate and play the move `text` for `user`; refusals say why. `at_ply`: the
-        ply the player chose the move at (the Move button's menus), refused if it passed."""
+        ply the player chose the move at (the Move button's menus), refused if it passed;
+        `at_revision` likewise the move list's revision (the engine's move: a takeback and
+        a new move bring the same ply back, but not the same position)."""
         game = await self.find(channel_id, game_id)
         if at_ply is not None and game.ply_count != at_ply:
             raise PositionChangedError(game.id)
         await self._check_turn(game, user.id)
         async with self._locks[game.id]:
             game = await self._settled(await self.storage.games.get(game.id))
-            if at_ply is not None and game.ply_count != at_ply:
+            if (at_ply is not None and game.ply_count != at_ply) or (
+                at_revision is not None and game.revision != at_revision
+            ):
                 raise PositionChangedError(game.id)
             await self._check_turn(game, user.id)
             rules_game = await self._rules(game)
