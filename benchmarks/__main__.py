@@ -30,6 +30,7 @@ MODULES = (
     "search",
     "match",
     "variants",
+    "opponent",
 )
 COLUMNS = ("section", "entry", "Fairy Post", "peer", "peer value", "ratio", "goal")
 

@@ -119,8 +119,8 @@ class Challenges(commands.Cog):
         me = interaction.client.user
         if opponent is not None and me is not None and opponent.id == me.id:
             game = await self.bot.opponent.challenge(
-                guild_id=interaction.guild_id,
-                channel_id=interaction.channel_id,
+                guild_id=guild_id,
+                channel_id=channel_id,
                 challenger=user_ref(interaction.user),
                 engine=user_ref(me),
                 variant=variant,

@@ -123,6 +123,10 @@ def _search(job: SearchJob, stop_file: str) -> SearchAnswer | None:
     )
 
 
+def _ready() -> bool:
+    return True
+
+
 def _accepts_draw(variant: Variant, moves: tuple[str, ...], engine_color: int) -> bool:
     return accepts_draw(RulesGame.replay_variant(variant, moves), engine_color)
 
@@ -193,6 +197,14 @@ class SearchPool:
         """Whether the engine takes a draw here (its evaluation says dead level or worse)."""
         future = self._submit(_accepts_draw, variant, tuple(moves), engine_color)
         return bool(await asyncio.wrap_future(future))
+
+    async def warm(self) -> None:
+        """Starts the workers now (at start-up) rather than on the first search: starting
+        them imports the rules and the engine, which a player's first game should not wait
+        for."""
+        await asyncio.gather(
+            *(asyncio.wrap_future(self._submit(_ready)) for _ in range(self.workers))
+        )
 
     def _submit(self, fn: Callable[..., object], *args: object) -> Future[object]:
         try:
