@@ -250,7 +250,7 @@ class FairyPost(commands.AutoShardedBot):
         install_opponent(EffectRegistry(self.storage), self._opponent)
         registry = EffectRegistry(self.storage)
         install_engine_moves(registry, self._opponent)
-        opponent, pool = self._opponent, self._pool
+        opponent = self._opponent
         for number in range(config.workers):
             runner = EffectRunner(
                 registry,
@@ -262,7 +262,6 @@ class FairyPost(commands.AutoShardedBot):
             async def resume(first: bool = number == 0) -> None:
                 await resumed.wait()
                 if first:
-                    await pool.warm()
                     await opponent.resume()
 
             loop = DueLoop(

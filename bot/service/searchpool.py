@@ -25,6 +25,8 @@ import multiprocessing
 import os
 import shutil
 import tempfile
+import threading
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -45,6 +47,8 @@ WORKER_NICE = 5
 """How much lower the workers' CPU priority is than the bot's."""
 POLL_SECONDS = 0.25
 """How often a waiting search asks whether it is still wanted."""
+WATCH_SECONDS = 1.0
+"""How often a worker checks that the bot that started it is still there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +90,16 @@ def _start_worker(megabytes: int) -> None:
     _Worker.megabytes = megabytes
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
+    parent = os.getppid()
+
+    def watch() -> None:
+        """A worker outlives no bot: if the bot is killed (it cannot shut the pool down),
+        the worker sees its parent change and exits, search or not."""
+        while os.getppid() == parent:
+            time.sleep(WATCH_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="fairypost-search-watch", daemon=True).start()
 
 
 def _fresh_table() -> TranspositionTable:
@@ -154,14 +168,12 @@ class SearchPool:
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            # forkserver: the bot has threads (the database's, rendering's), which fork copies
-            # badly; the server process starts clean and forks the workers from there.
-            method = (
-                "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
-            )
+            # spawn: the bot has threads (the database's, rendering's), which fork copies
+            # badly; spawned workers are the bot's own children, so they can watch it.
+            context = multiprocessing.get_context("spawn")
             self._executor = ProcessPoolExecutor(
                 max_workers=self.workers,
-                mp_context=multiprocessing.get_context(method),
+                mp_context=context,
                 initializer=_start_worker,
                 initargs=(self.table_megabytes,),
             )
@@ -199,9 +211,8 @@ class SearchPool:
         return bool(await asyncio.wrap_future(future))
 
     async def warm(self) -> None:
-        """Starts the workers now (at start-up) rather than on the first search: starting
-        them imports the rules and the engine, which a player's first game should not wait
-        for."""
+        """Starts the workers now rather than on the first search (which otherwise waits
+        for them to import the rules and the engine, a second or so)."""
         await asyncio.gather(
             *(asyncio.wrap_future(self._submit(_ready)) for _ in range(self.workers))
         )

@@ -5,7 +5,14 @@ a takeback or an ending; draws and takebacks are answered at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -214,3 +221,38 @@ async def test_refusals(opponent: OpponentService) -> None:
             variant="chess",
             rated=True,
         )
+
+
+WORKER_SCRIPT = """
+import os, sys
+from bot.service.searchpool import SearchPool
+if __name__ == "__main__":
+    pool = SearchPool(1)
+    print(pool._pool().submit(os.getpid).result(), flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_worker_does_not_outlive_a_killed_bot(tmp_path: Path) -> None:
+    """The bot killed outright (no shutdown): its search process exits by itself."""
+    script = tmp_path / "a_bot.py"
+    script.write_text(WORKER_SCRIPT)
+    bot = subprocess.Popen(
+        [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert bot.stdout is not None
+    worker = int(bot.stdout.readline())
+    bot.kill()
+    bot.wait()
+    for _ in range(1200):  # a minute at most; the worker looks every second
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        # A zombie (exited, not yet reaped by init) counts as gone.
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{worker}/stat").read_text().split(") ")[1].startswith("Z"):
+                return
+        time.sleep(0.05)
+    os.kill(worker, signal.SIGKILL)
+    raise AssertionError("the search process outlived the bot")
