@@ -2,10 +2,13 @@
 
 Discord shows a picture about 450 px wide on a phone, so the table is laid out in 450
 "logical" pixels and drawn at `scale` times that (2 by default: sharp when enlarged). The
-smallest text is 10 logical pixels (9 px at the least, when a wide table must shrink), the
-size the board pictures hold their letters to; up to 16 players of a round robin, or 11
-rounds of a Swiss, fit without shrinking. Results are coloured (win, draw, loss, running,
-bye) so the eye finds them without reading; withdrawn players are greyed and struck through.
+text is 10 logical pixels (digits and capitals 7.5 px tall on a phone), 9 px at the least
+when a wide table must shrink (6.5 px digits); cells are padded tightly and names longer than
+seven text heights are cut with an ellipsis, so that 16 players of a round robin, or 16 of a
+Swiss of 7 rounds (with names of up to about 8 letters), fit at 10 px. (Board pictures hold
+their letters to 9 px: a crosstable's 20 columns cannot.) Results are coloured (win, draw,
+loss, running, bye) so the eye finds them without reading; withdrawn players are greyed and
+struck through.
 """
 
 from __future__ import annotations
@@ -57,14 +60,14 @@ def _layout(table: Crosstable, size: int) -> tuple[list[int], int]:
     def w(text: str, face: ImageFont.FreeTypeFont = regular) -> int:
         return int(_measure(text, face) / 4 + 0.999)
 
-    place = max([w(r.place) for r in table.rows] + [w("#")]) + 5
+    place = max([w(r.place) for r in table.rows] + [w("#")]) + 3
     names = [w(r.name, bold) for r in table.rows]
-    name = min(max([*names, w("Player", bold)]) + 6, 8 * size)
+    name = min(max([*names, w("Player", bold)]) + 6, 7 * size)
     cell_texts = [c.text for r in table.rows for c in r.cells] + list(table.columns)
-    cell = max([w(t) for t in cell_texts] + [w("0")]) + 4
-    points = max([w(r.points, bold) for r in table.rows] + [w("Pts")]) + 6
+    cell = max([w(t) for t in cell_texts] + [w("0")]) + 3
+    points = max([w(r.points, bold) for r in table.rows] + [w("Pts")]) + 4
     tiebreaks = [
-        max([w(r.tiebreaks[i]) for r in table.rows] + [w(header)]) + 6
+        max([w(r.tiebreaks[i]) for r in table.rows] + [w(header)]) + 4
         for i, header in enumerate(table.tiebreaks)
     ]
     widths = [place, name] + [cell] * len(table.columns) + [points] + tiebreaks

@@ -8,7 +8,7 @@ import random
 import pytest
 from PIL import Image
 
-from renderer.crosstable import MIN_TEXT, WIDTH, draw_crosstable, render_crosstable
+from renderer.crosstable import MIN_TEXT, PAD, WIDTH, draw_crosstable, render_crosstable
 from tournament.berger import schedule_pairings
 from tournament.model import Entrant, Pairing, Result
 from tournament.standings import (
@@ -86,6 +86,46 @@ def test_text_is_never_smaller_than_nine_pixels() -> None:
     assert size >= MIN_TEXT
     box = font("regular", size).getbbox("8")
     assert box[3] - box[1] >= 6  # the digit itself, without ascender room
+
+
+def digit_heights(table: Crosstable) -> list[float]:
+    """The ink height of each row's place number in the PNG a player gets, in pixels of the
+    picture shown 450 px wide: dark runs in the place column between the header and the
+    bottom margin (the title, the header and the margins are dark backgrounds)."""
+    img = Image.open(io.BytesIO(render_crosstable(table))).convert("RGB")
+    per = img.width / WIDTH
+    pixels = img.load()
+    assert pixels is not None
+    left, right = int(PAD * per) + 1, int((PAD + 14) * per)
+    dark = [
+        any(sum(pixels[x, y]) < 300 for x in range(left, right))  # type: ignore[arg-type]
+        for y in range(img.height)
+    ]
+    runs: list[float] = []
+    start = None
+    for y, is_dark in enumerate([*dark, False]):
+        if is_dark and start is None:
+            start = y
+        elif not is_dark and start is not None:
+            runs.append((y - start) / per)
+            start = None
+    return runs[1:-1]
+
+
+@pytest.mark.parametrize("long_names", [False, True])
+def test_sixteen_players_read_on_a_phone(long_names: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Measured on the PNG: the digits of a 16-player round robin and of a 16-player Swiss of
+    7 rounds are 7.5 px tall at 450 px (10 px text); with names too long for their column
+    (cut with an ellipsis) the Swiss shrinks to 9 px text, 6.5 px digits, never less."""
+    if long_names:
+        monkeypatch.setattr(
+            "tests.renderer.test_crosstable.NAMES",
+            [f"a_rather_long_discord_name_{i:02d}" for i in range(1, 17)],
+        )
+    for table in (round_robin(16), swiss(16, 7)):
+        heights = digit_heights(table)
+        assert len(heights) == (16 if table.swiss else 15)  # the withdrawn row is grey
+        assert min(heights) >= (6.5 if long_names else 7.5), heights
 
 
 def test_results_are_coloured() -> None:
