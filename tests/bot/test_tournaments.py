@@ -15,6 +15,7 @@ import pytest
 from bot.service import consequences, tournaments
 from bot.service.errors import BadRequestError
 from bot.service.models import UserRef
+from storage.errors import ConflictError, RefusedError
 from storage.models import DAY, DueKind, EffectStatus, Termination
 from tests.bot.tournament_world import CHANNEL, GUILD, ORGANISER, World, people
 
@@ -362,6 +363,42 @@ async def test_results_just_before_the_end_keep_their_posts(db_target: str) -> N
     results = [g for k, g in thread if k == tournaments.RESULT]
     assert sorted(results) == sorted(games)
     assert thread[-1] == (tournaments.FINAL, None)
+    await world.close()
+
+
+async def test_sign_up_refusals(db_target: str) -> None:
+    """Joining twice, leaving without having joined, joining a full tournament and signing
+    up once it has started are refused with a sentence, and change nothing."""
+    world = World(db_target)
+    await world.open()
+    view = await world.tournaments.create(
+        guild_id=GUILD, channel_id=CHANNEL, organiser=ORGANISER, name="Small",
+        variant="chess", format="round-robin", max_players=3,
+    )  # fmt: skip
+    tid = view.tournament.id
+    a, b, c, d = people(4)
+    await world.tournaments.join(tid, a)
+    with pytest.raises(ConflictError, match="already joined"):
+        await world.tournaments.join(tid, a)
+    with pytest.raises(ConflictError, match="not signed up"):
+        await world.tournaments.leave(tid, b)
+    with pytest.raises(BadRequestError, match="Bots cannot play"):
+        await world.tournaments.join(tid, UserRef(999, "robot", bot=True))
+    await world.tournaments.join(tid, b)
+    await world.tournaments.join(tid, c)
+    with pytest.raises(RefusedError, match=r"full \(3 players\)"):
+        await world.tournaments.join(tid, d)
+    await world.tournaments.leave(tid, c)
+    await world.tournaments.join(tid, d)
+    assert [p.user_id for p in await world.storage.tournaments.players(tid)] == [a.id, b.id, d.id]
+    await world.tournaments.start(tid)
+    with pytest.raises(RefusedError, match="sign-up for this tournament is closed"):
+        await world.tournaments.join(tid, c)
+    with pytest.raises(RefusedError, match="use /tournament withdraw"):
+        await world.tournaments.leave(tid, a)
+    with pytest.raises(RefusedError, match="still in sign-up"):
+        await world.tournaments.cancel(tid)
+    assert len(await world.storage.tournaments.players(tid)) == 3
     await world.close()
 
 
