@@ -274,8 +274,12 @@ class Games:
             if conditional is None or conditional.owner_id is None:
                 raise InvalidValueError("a conditional answer needs the plan it comes from")
         async with self._db.transaction() as tx:
-            appended = await self._append(tx, game_id, user_id, expected_ply, move, now)
+            # A passed deadline first (the loss on time commits, nothing else does); then the
+            # waiting player's tree, checked against the service's read before the move,
+            # which drops it if it ends the game.
+            await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
             await after_conditional_move(tx, game_id, conditional, now)
+            appended = await self._append(tx, game_id, user_id, expected_ply, move, now)
             if answer is not None:
                 assert conditional is not None and conditional.owner_id is not None
                 answered = await self._append(

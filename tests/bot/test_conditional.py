@@ -511,6 +511,21 @@ async def test_endings_drop_the_lines(
         await cond.add(channel_id=THREAD, user=ANN, text="e5 Nf3")
 
 
+async def test_a_mate_by_the_opponent_drops_the_lines(
+    service: GameService, cond: ConditionalService
+) -> None:
+    """The game ends by the opponent's own move (1. f3 e5 2. g4 Qh4#, which no line can
+    answer: it would be refused as past the end): the lines go with the game."""
+    game_id = await start_game(service, "chess")
+    for user, text in ((ANN, "f3"), (BOB, "e5"), (ANN, "g4")):
+        await service.play(channel_id=THREAD, user=user, text=text)
+    await add(cond, "Nc6 d3")
+    result = await service.play(channel_id=THREAD, user=BOB, text="Qh4")
+    assert result.answer is None and result.view.status == "Black wins by checkmate"
+    assert await moves_of(service, game_id) == ["f2-f3", "e7-e5", "g2-g4", "Qd8-h4++"]
+    assert await service.storage.conditional.waiting(game_id) is None
+
+
 async def test_lines_survive_a_restart(
     service: GameService, cond: ConditionalService, db_target: str
 ) -> None:

@@ -239,3 +239,23 @@ async def test_no_answer_is_recorded_in_a_game_lost_on_time(store: Storage) -> N
     assert (after.result, after.termination) == (Result.WHITE_WINS, Termination.TIMEOUT)
     assert [m.coordinate for m in await store.games.moves(game.id)] == ["e2e4"]
     assert await store.conditional.waiting(game.id) is None
+
+
+async def test_a_move_that_ends_the_game_ends_it_whatever_the_tree(store: Storage) -> None:
+    """The opponent's mate (or any ending) matches nothing and drops the tree with the
+    game; it is never refused because the ending dropped the tree it was checked against."""
+    from storage.models import Outcome, Result, Termination
+
+    game = await white_waits(store)
+    await store.conditional.add(game.id, WHITE, 1, [E5, C5], T0 + 1)
+    mate = Outcome(Result.BLACK_WINS, Termination.RULES, "black wins by checkmate")
+    moved = await store.games.append_move(
+        game.id,
+        BLACK,
+        1,
+        make_move(game, ["e2e4"], "d7d5", outcome=mate),
+        T0 + 5,
+        conditional=ConditionalPlan(WHITE, frozenset({E5, C5})),
+    )
+    assert moved.game.status is GameStatus.FINISHED and moved.game.ply_count == 2
+    assert await store.conditional.waiting(game.id) is None
