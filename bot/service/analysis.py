@@ -124,7 +124,9 @@ class AnalysisService:
             raise BadRequestError(f"Game #{game.id} has no moves to analyse.")
         if not game.is_active:
             return
-        against_engine = game.white_id in engine_ids or game.black_id in engine_ids
+        against_engine = (
+            game.engine_id is not None or game.white_id in engine_ids or game.black_id in engine_ids
+        )
         if not against_engine:
             raise BadRequestError(
                 f"Game #{game.id} is still being played: the engine's opinion would be advice "

@@ -7,11 +7,14 @@ import pytest
 from bot.service import GameService, ManualClock
 from bot.service.analysis import AnalysisService, eval_text
 from bot.service.errors import BadRequestError
+from bot.service.models import UserRef
+from bot.service.opponent import OpponentService
 from bot.service.pictures import RendererPictures, png_size
+from bot.service.searchpool import SearchPool
 from rules.record import read_record, replay_record
 from search.analysis import MATE_CP
 from storage import Storage
-from tests.bot.conftest import ANN, BOB, start_game
+from tests.bot.conftest import ANN, BOB, GUILD, start_game
 
 THREAD = 5000
 # 3... Ng8-f6?? lets White mate at once (4. Qh5xf7++).
@@ -69,6 +72,30 @@ async def test_a_running_game_against_the_engine_only_when_unrated(games: GameSe
     await games.play(channel_id=THREAD + 1, user=ANN, text="d2d4")
     with pytest.raises(BadRequestError, match="is rated"):
         await analysis.review(channel_id=THREAD + 1, engine_ids=(BOB.id,))
+
+
+async def test_a_game_started_against_fairy_post_is_known_by_its_record(
+    games: GameService,
+) -> None:
+    """The game itself says it is against the engine: no list of the bot's ids is needed."""
+    pool = SearchPool(1, table_megabytes=1)  # never started: nobody asks the engine to move
+    try:
+        engine = OpponentService(games, pool)
+        view = await engine.challenge(
+            guild_id=GUILD,
+            channel_id=THREAD,
+            challenger=ANN,
+            engine=UserRef(777, "Fairy Post", bot=True),
+            variant="chess",
+            color="white",
+        )
+    finally:
+        pool.close()
+    await games.play(channel_id=THREAD, user=ANN, text="e2e4", game_id=view.game.id)
+    review = await AnalysisService(games, total_nodes=20_000).review(
+        channel_id=1, game_id=view.game.id
+    )
+    assert review.game_id == view.game.id and "# result: unfinished" in review.record.text
 
 
 async def test_a_game_without_moves_has_nothing_to_analyse(games: GameService) -> None:
