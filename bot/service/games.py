@@ -72,6 +72,7 @@ from storage.models import (
     Color,
     ColorChoice,
     Game,
+    GuildSettings,
     NewChallenge,
     NewMove,
     Termination,
@@ -144,18 +145,8 @@ class GameService:
             )
         resolved = await self.variants.resolve(guild_id, variant, options)
         v = resolved.variant
-        try:
-            color_choice = ColorChoice(color.lower())
-        except ValueError:
-            raise BadRequestError("The colour must be white, black or random.") from None
-        settings = await self.storage.guilds.get(guild_id)
-        if (
-            settings.challenge_channel_id is not None
-            and settings.challenge_channel_id != channel_id
-        ):
-            raise BadRequestError(
-                f"Challenges go in <#{settings.challenge_channel_id}> on this server."
-            )
+        color_choice = parse_color(color)
+        settings = await self.challenge_settings(guild_id, channel_id)
         if rated is None:
             rated = settings.rated_allowed and settings.rated_default
         if rated and not settings.rated_allowed:
@@ -185,6 +176,18 @@ class GameService:
         return ChallengeView(
             challenge, resolved.info, challenger.name, opponent.name if opponent else None, scene
         )
+
+    async def challenge_settings(self, guild_id: int, channel_id: int) -> GuildSettings:
+        """The server's settings for a new game, refused outside its challenge channel."""
+        settings = await self.storage.guilds.get(guild_id)
+        if (
+            settings.challenge_channel_id is not None
+            and settings.challenge_channel_id != channel_id
+        ):
+            raise BadRequestError(
+                f"Challenges go in <#{settings.challenge_channel_id}> on this server."
+            )
+        return settings
 
     @staticmethod
     def clock_for(days: int | None, default_seconds: int | None, bank: bool) -> StorageClock:
@@ -806,6 +809,14 @@ class GameService:
         if rules_game.variant.goal == "royal-capture":
             return f"{side} to move" + (" — the royal piece is attacked!" if in_check else "")
         return f"{side} to move" + (" — check!" if in_check else "")
+
+
+def parse_color(color: str) -> ColorChoice:
+    """The colour a challenger asked for (white, black or random, any case)."""
+    try:
+        return ColorChoice(color.lower())
+    except ValueError:
+        raise BadRequestError("The colour must be white, black or random.") from None
 
 
 def recent_moves(rules_game: RulesGame, count: int = RECENT_MOVES) -> tuple[str, ...]:

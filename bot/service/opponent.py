@@ -32,13 +32,13 @@ from dataclasses import dataclass
 
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.errors import BadRequestError, ServiceError
-from bot.service.games import GameService
+from bot.service.games import GameService, parse_color
 from bot.service.models import EndResult, GameView, OfferView, UserRef
 from bot.service.searchpool import SearchJob, SearchPool
 from rules.game import Game as RulesGame
 from search.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, level
 from storage.errors import GameNotFoundError, StorageError
-from storage.models import EventKind, Game, NewEffect, NewGame, StorageEvent
+from storage.models import ColorChoice, EventKind, Game, NewEffect, NewGame, StorageEvent
 
 log = logging.getLogger("fairypost.opponent")
 
@@ -128,24 +128,17 @@ class OpponentService:
             )
         resolved = await self.games.variants.resolve(guild_id, variant, options)
         v = resolved.variant
-        choice = color.lower()
-        if choice not in ("white", "black", "random"):
-            raise BadRequestError("The colour must be white, black or random.")
-        if choice == "random":
-            choice = random.choice(("white", "black"))
-        settings = await self.storage.guilds.get(guild_id)
-        if (
-            settings.challenge_channel_id is not None
-            and settings.challenge_channel_id != channel_id
-        ):
-            raise BadRequestError(
-                f"Challenges go in <#{settings.challenge_channel_id}> on this server."
-            )
+        choice = parse_color(color)
+        if choice is ColorChoice.RANDOM:
+            choice = random.choice((ColorChoice.WHITE, ColorChoice.BLACK))
+        settings = await self.games.challenge_settings(guild_id, channel_id)
         clock = self.games.clock_for(days_per_move, settings.default_move_seconds, bank)
         await self.games.seen(challenger)
         await self.games.seen(engine)
         white, black = (
-            (challenger.id, engine.id) if choice == "white" else (engine.id, challenger.id)
+            (challenger.id, engine.id)
+            if choice is ColorChoice.WHITE
+            else (engine.id, challenger.id)
         )
         start = RulesGame(v)
         game = await self.storage.games.create(
