@@ -27,6 +27,7 @@ import asyncio
 import logging
 import random
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -48,6 +49,8 @@ DEFAULT_PAUSE = 2.0
 CLOCK_SHARE = 0.1
 """At most this share of the time left on its clock goes to one move."""
 MIN_MOVETIME = 0.2
+REPLIES_KEPT = 1000
+"""Reply times remembered for logs and benchmarks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +101,9 @@ class OpponentService:
         self.config = config or EngineConfig()
         self.moved = moved
         """Called after the engine played (the bot pokes its effects loop)."""
-        self.replies: list[float] = []
-        """Seconds from being asked to the move, for logs and benchmarks."""
+        self.replies: deque[float] = deque(maxlen=REPLIES_KEPT)
+        """Seconds from being asked to the move, for logs and benchmarks (the latest only:
+        the bot runs for months)."""
 
     # ------------------------------------------------------------------ starting a game
 

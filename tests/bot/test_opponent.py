@@ -198,7 +198,7 @@ async def test_an_ending_calls_off_the_search(
     await asyncio.wait_for(task, timeout=300)
     game = await opponent.storage.games.get(game_id)
     assert game.ply_count == 1 and game.termination is Termination.RESIGNATION
-    assert slow.replies == []
+    assert list(slow.replies) == []
     assert "was called off" in caplog.text or "no longer wanted" in caplog.text
 
 
