@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
 import sqlite3
 import subprocess
 import sys
@@ -19,10 +18,9 @@ from storage.backup import backup_file
 from storage.check import check_database
 from storage.engine import Engine
 from storage.errors import EngineUnavailableError, InvalidValueError
+from tests.storage.commands import REPO, storage_command
 from tests.storage.conftest import T0, new_game, play, raw_sql
 from tests.storage.fakes import FAKE_ENGINE, ILLEGAL, fake_replay
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def run(argv: list[str], engine: Engine = FAKE_ENGINE) -> tuple[int, str, str]:
@@ -181,40 +179,27 @@ def test_the_database_path_comes_from_the_environment(tmp_path: Path) -> None:
     assert default_db({"FAIRYPOST_DB": url}, none) == url
 
 
-def _storage_command(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD", "FAIRYPOST"))}
-    return subprocess.run(
-        [sys.executable, "-m", "storage", *args],
-        cwd=cwd,
-        env={**base, "PYTHONPATH": str(REPO), **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 async def test_the_commands_honour_the_env_file(db_path: Path, tmp_path: Path) -> None:
     """The operator's report: with FAIRYPOST_DB in .env, `backup` copied the default file."""
     await seeded(db_path)
     workdir = tmp_path / "bot"
     workdir.mkdir()
     (workdir / ".env").write_text(f"FAIRYPOST_DB={db_path}  # the live database\n")
-    done = _storage_command(["backup", "copy.sqlite3"], workdir)
+    done = storage_command(["backup", "copy.sqlite3"], workdir)
     assert done.returncode == 0, done.stderr
     assert str(db_path) in done.stdout
     assert (workdir / "copy.sqlite3").is_file()
     assert not (workdir / "data").exists()  # the default file was never touched
-    done = _storage_command(["check"], workdir)  # the seeded games come from a fake engine
+    done = storage_command(["check"], workdir)  # the seeded games come from a fake engine
     assert "integrity check: ok" in done.stdout and "game 2" in done.stdout, done.stderr
     # a service keeps its file elsewhere and names it
     named = tmp_path / "fairypost.env"
     named.write_text(f"export FAIRYPOST_DB='{db_path}'\n")
-    done = _storage_command(["migrate"], tmp_path, FAIRYPOST_ENV_FILE=str(named))
+    done = storage_command(["migrate"], tmp_path, FAIRYPOST_ENV_FILE=str(named))
     assert done.returncode == 0 and str(db_path) in done.stdout, done.stderr
     # a malformed setting is one line naming it, not a traceback
     (workdir / ".env").write_text("FAIRYPOST_LOG_LEVEL=LOUD\n")
-    done = _storage_command(["check"], workdir)
+    done = storage_command(["check"], workdir)
     assert done.returncode == 2
     assert "FAIRYPOST_LOG_LEVEL" in done.stderr and "Traceback" not in done.stderr
 

@@ -19,10 +19,10 @@ from storage.backup import backup_file, list_backups, restore_file, scheduled_ba
 from storage.errors import DatabaseDamagedError, DatabaseInUseError
 from storage.health import file_health
 from storage.instance import InstanceLock
+from tests.storage.commands import REPO, storage_command
 from tests.storage.conftest import T0, new_game, play
 from tests.storage.fakes import FAKE_ENGINE
 
-REPO = Path(__file__).resolve().parents[2]
 GAMES = 120
 
 
@@ -272,34 +272,18 @@ def test_the_real_commands_report_damage_without_a_traceback(sound: Path, tmp_pa
     backup_file(sound, bad)
     damage(bad)
     damage(db)
-    env = {**os.environ, "FAIRYPOST_ENV_FILE": "", "PYTHONPATH": str(REPO)}
-    env.pop("FAIRYPOST_DB", None)
     for argv in (
         ["check"],
         ["backup", str(tmp_path / "copy.sqlite3")],
         ["restore", str(bad)],
     ):
-        child = subprocess.run(
-            [sys.executable, "-m", "storage", *argv, "--db", str(db)],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
+        child = storage_command([*argv, "--db", str(db)], tmp_path, FAIRYPOST_ENV_FILE="")
         assert child.returncode == 2, (argv, child.stderr)
         assert "Traceback" not in child.stderr and child.stderr.startswith("error: "), argv
         assert "damaged" in child.stderr, argv
     assert not (tmp_path / "copy.sqlite3").exists()
-    child = subprocess.run(
-        [sys.executable, "-m", "storage", "restore", str(good), "--db", str(db)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    child = storage_command(
+        ["restore", str(good), "--db", str(db)], tmp_path, FAIRYPOST_ENV_FILE=""
     )
     assert child.returncode == 0, child.stderr
     assert "kept the replaced file as" in child.stdout
