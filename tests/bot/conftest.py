@@ -22,6 +22,26 @@ EVE = UserRef(103, "Eve")
 ROBOT = UserRef(104, "Robot", bot=True)
 GUILD, CHANNEL = 900, 901
 
+TINY_CHESS = """\
+id = "tiny"
+name = "Tiny Chess"
+description = "A Rook and a King on 5x5."
+files = 5
+ranks = 5
+
+[pieces]
+king = "K"
+rook = "R"
+pawn = { letter = "", promotion = { to = ["rook"] } }
+
+[setup]
+1 = "R . . . K"
+2 = "P P P P P"
+"""
+"""A server's own variant small enough for any test: 5x5, a Rook, a King and Pawns."""
+TINY_CHESS_V2 = TINY_CHESS.replace('rook = "R"', 'rook = { letter = "R", betza = "W" }')
+"""Its second version: the Rook moves like a Wazir."""
+
 
 @pytest.fixture
 def clock() -> ManualClock:

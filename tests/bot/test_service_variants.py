@@ -15,27 +15,20 @@ from rules.errors import GameRecordError, VariantError
 from rules.record import read_record, replay_record
 from storage import Storage
 from storage.check import check_database
-from tests.bot.conftest import ANN, BOB, CHANNEL, EVE, GUILD, start_game
+from tests.bot.conftest import (
+    ANN,
+    BOB,
+    CHANNEL,
+    EVE,
+    GUILD,
+    TINY_CHESS,
+    TINY_CHESS_V2,
+    start_game,
+)
 
 THREAD = 5000
 # A 5x5 game whose Rook moves like a Wazir in version 2.
-V1 = """\
-id = "tiny"
-name = "Tiny Chess"
-description = "A Rook and a King on 5x5."
-files = 5
-ranks = 5
-
-[pieces]
-king = "K"
-rook = "R"
-pawn = { letter = "", promotion = { to = ["rook"] } }
-
-[setup]
-1 = "R . . . K"
-2 = "P P P P P"
-"""
-V2 = V1.replace('rook = "R"', 'rook = { letter = "R", betza = "W" }')
+V1, V2 = TINY_CHESS, TINY_CHESS_V2
 
 
 async def define(

@@ -17,6 +17,7 @@ from bot.service.errors import BadRequestError
 from bot.service.models import UserRef
 from storage.errors import ConflictError, RefusedError
 from storage.models import DAY, DueKind, EffectStatus, Termination
+from tests.bot.conftest import TINY_CHESS, TINY_CHESS_V2
 from tests.bot.tournament_world import CHANNEL, GUILD, ORGANISER, World, people
 
 
@@ -443,7 +444,7 @@ async def test_a_tournament_in_this_servers_own_variant(db_target: str) -> None:
             variant="tiny", format="swiss",
         )  # fmt: skip
     # The variant changes after the tournament was announced: its games keep the first rules.
-    edited = TINY.replace(b'rook = "R"', b'rook = { letter = "R", betza = "W" }')
+    edited = TINY_CHESS_V2.encode()
     await variants.define(GUILD, ORGANISER, can_manage=True, filename="tiny.toml", data=edited)
     tid = view.tournament.id
     players = people(3)
@@ -468,19 +469,4 @@ async def test_a_tournament_in_this_servers_own_variant(db_target: str) -> None:
     await world.close()
 
 
-TINY = b"""\
-id = "tiny"
-name = "Tiny Chess"
-description = "A Rook and a King on 5x5."
-files = 5
-ranks = 5
-
-[pieces]
-king = "K"
-rook = "R"
-pawn = { letter = "", promotion = { to = ["rook"] } }
-
-[setup]
-1 = "R . . . K"
-2 = "P P P P P"
-"""
+TINY = TINY_CHESS.encode()
