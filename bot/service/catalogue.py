@@ -37,13 +37,32 @@ def find_variant(text: str) -> Variant:
         raise BadRequestError(f"{exc}. Try /variants for the list.") from None
 
 
-def variant_suggestions(typed: str, limit: int = 25) -> list[Suggestion]:
+def match_rank(typed: str, variant_id: str, name: str) -> int | None:
+    """How well a variant answers what a player typed, for autocomplete: 0 exactly its id or
+    name (typing `chess` must offer Chess first, before Hawk Chess), 1 the start of its id,
+    name or a word of the name, 2 anywhere in them; None: not at all. Empty text matches all
+    alike."""
     key = normalize_name(typed)
+    if not key:
+        return 1
+    named = normalize_name(name)
+    if key in (variant_id, named):
+        return 0
+    if variant_id.startswith(key) or named.startswith(key) or f"-{key}" in f"-{named}":
+        return 1
+    if key in variant_id or key in named:
+        return 2
+    return None
+
+
+def ranked_variants(typed: str) -> list[tuple[int, Suggestion]]:
+    """The built-in variants matching `typed` with their rank (`match_rank`), best first."""
     out = []
     for info in all_variants():
-        if not key or key in info.id or key in normalize_name(info.name):
-            out.append(Suggestion(f"{info.name} ({info.size})"[:100], info.id))
-    return out[:limit]
+        rank = match_rank(typed, info.id, info.name)
+        if rank is not None:
+            out.append((rank, Suggestion(f"{info.name} ({info.size})"[:100], info.id)))
+    return sorted(out, key=lambda pair: pair[0])
 
 
 def find_piece(variant: Variant, text: str) -> PieceType:

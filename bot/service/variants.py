@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from bot.service.catalogue import (
     all_variants,
     find_piece,
+    match_rank,
     piece_info,
     piece_suggestions,
+    ranked_variants,
     rules_view,
-    variant_suggestions,
 )
 from bot.service.clock import Clock
 from bot.service.engine import piece_infos, variant_info
@@ -200,18 +201,19 @@ class VariantService:
     async def suggestions(
         self, guild_id: int | None, typed: str, limit: int = 25, *, own_only: bool = False
     ) -> list[Suggestion]:
-        """Autocomplete for a variant option: the server's variants first (marked), then the
-        built-in ones (unless `own_only`)."""
-        key = normalize_name(typed)
-        out = []
+        """Autocomplete for a variant option: the best matches first (an exact id or name
+        before the rest, `catalogue.match_rank`), and within each rank the server's variants
+        (marked) before the built-in ones (unless `own_only`)."""
+        out: list[tuple[int, Suggestion]] = []
         if guild_id is not None:
             for own in await self.storage.variants.in_guild(guild_id):
-                if not key or key in own.variant_id or key in normalize_name(own.name):
+                rank = match_rank(typed, own.variant_id, own.name)
+                if rank is not None:
                     label = f"{own.name} · this server's (v{own.version})"
-                    out.append(Suggestion(label[:100], own.variant_id))
-        if own_only:
-            return out[:limit]
-        return (out + variant_suggestions(typed, limit))[:limit]
+                    out.append((rank, Suggestion(label[:100], own.variant_id)))
+        if not own_only:
+            out += ranked_variants(typed)
+        return [s for _, s in sorted(out, key=lambda pair: pair[0])][:limit]
 
     async def rules_view(self, guild_id: int | None, text: str) -> RulesView:
         found = await self.resolve(guild_id, text)

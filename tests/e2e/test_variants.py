@@ -5,6 +5,7 @@ and deleted, with the refusals a player meets on the way."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from localdiscord import FakeDiscord, FakeMessage, FakeUser
 from tests.e2e.conftest import World
@@ -128,3 +129,52 @@ async def test_define_play_to_mate_and_edit_mid_game(world: World, tmp_path: Pat
         board = await (await fake.slash(bob, thread2, "board")).reply()
         assert "Hawk Chess" in board.text and board.attachments[0].is_png
         await play(fake, bob, thread2, "Hd8-f7")  # a lame Knight's leap of version 2
+
+
+def _variant_options(node: dict[str, Any], path: str = "") -> list[tuple[str, str]]:
+    """(command, option) of every autocompleted variant option of a registered command."""
+    out: list[tuple[str, str]] = []
+    for option in node.get("options") or []:
+        if option.get("type") in (1, 2):
+            out += _variant_options(option, f"{path} {option['name']}".strip())
+        elif option.get("name") == "variant" and option.get("autocomplete"):
+            out.append((path, "variant"))
+    return out
+
+
+async def test_an_exact_name_comes_first_in_every_variant_autocomplete(
+    world: World, tmp_path: Path
+) -> None:
+    """Typing `chess` offers Chess first, not this server's Hawk Chess; typing `hawk chess`
+    offers Hawk Chess before Big Hawk Chess, which was defined earlier: in every command
+    with a variant option (/challenge, /rules, /piece, /rating, /leaderboard, /tournament
+    create, /variant show …), since Enter takes the first suggestion."""
+    fake = world.fake
+    big = HAWK_V1.replace(b'"hawk-chess"', b'"big-hawk-chess"').replace(
+        b'"Hawk Chess"', b'"Big Hawk Chess"'
+    )
+    async with fairypost(fake, tmp_path / "fp.sqlite3"):
+        assert "is now one of" in (await define(fake, world, world.alice, big)).text
+        assert "is now one of" in (await define(fake, world, world.alice, HAWK_V1)).text
+        registered = fake.commands() + fake.commands(world.guild)
+        found = [
+            (f"{cmd['name']} {sub}".strip(), option)
+            for cmd in registered
+            for sub, option in _variant_options(cmd)
+        ]
+        assert {"challenge", "rules", "leaderboard", "tournament create", "variant show"} <= {
+            name for name, _ in found
+        }
+        for command, option in found:
+            mine = await fake.autocomplete(
+                world.bob, world.lobby, command, focused=option, value="hawk chess"
+            )
+            assert [c.value for c in mine[:2]] == ["hawk-chess", "big-hawk-chess"], command
+            builtin = await fake.autocomplete(
+                world.bob, world.lobby, command, focused=option, value="chess"
+            )
+            if command.startswith("variant "):  # a server's own variants only
+                assert [c.value for c in builtin[:2]] == ["big-hawk-chess", "hawk-chess"]
+            else:
+                assert builtin[0].value == "chess", (command, builtin[:3])
+                assert builtin[0].name == "Chess (8×8)"
