@@ -260,7 +260,7 @@ class NotAddressedToYouError(RefusedError):
 
 class OwnChallengeError(RefusedError):
     def __init__(self) -> None:
-        super().__init__("you cannot accept or decline your own challenge")
+        super().__init__("you cannot accept your own challenge; Decline withdraws it")
 
 
 class DeadlinePassedError(RefusedError):

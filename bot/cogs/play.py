@@ -132,7 +132,8 @@ class Play(commands.Cog):
         listing = ", ".join(found.moves) if found.moves else "no legal move"
         where = f"From {found.square}"
         if found.planning:
-            where += " (if it were your turn: planning ahead)"
+            # Whoever asks, on whichever turn: say whose piece and when it could move.
+            where += f" ({found.side}'s piece, on {found.side}'s next turn)"
         await post_view(
             self.bot, interaction, found.view, headline=f"{where}: {listing}", ephemeral=True
         )
@@ -205,7 +206,7 @@ class Play(commands.Cog):
             request_id = offer.offer.id
             text = (
                 f"{mention(offer.to_id)}, {offer.by_name} offers a draw. "
-                "(It lapses when they move.)"
+                f"(It stands until {offer.by_name} moves again.)"
             )
         else:
             assert offer.takeback is not None

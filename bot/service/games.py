@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from bot.service.clock import Clock
 from bot.service.conditional import position_key, reply_to
-from bot.service.describe import MAX_DESCRIPTION, describe_scene
+from bot.service.describe import MAX_DESCRIPTION, describe_replay, describe_scene
 from bot.service.engine import (
     GameCache,
     replay,
@@ -500,7 +500,8 @@ class GameService:
             captures=captures,
             selected=sq,
         )
-        return PieceMoves(view, geo.name(sq), tuple(m.notation for m in moves), planning)
+        side = "White" if piece.color == 0 else "Black"
+        return PieceMoves(view, geo.name(sq), tuple(m.notation for m in moves), planning, side)
 
     # ------------------------------------------------------------------ endings and offers
 
@@ -733,7 +734,9 @@ class GameService:
             rules_game = replay(variant, moves)
             return pictures.replay(rules_game, result=result, title=title)
 
-        return await asyncio.to_thread(draw)
+        animation = await asyncio.to_thread(draw)
+        words = describe_replay(f"game #{game.id}, {title}", animation.plies, result)
+        return replace(animation, description=words)
 
     async def render_piece(self, variant: Variant, piece_id: str) -> Picture:
         """The piece diagram (for /piece, /variant define), drawn in a worker thread."""

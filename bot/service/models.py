@@ -48,6 +48,7 @@ class Animation:
     width: int
     height: int
     filename: str = "replay.gif"
+    description: str = ""  # alt text (`describe.describe_replay`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,13 +148,14 @@ class GameView:
 
 @dataclass(frozen=True, slots=True)
 class PieceMoves:
-    """`/moves`: a piece's moves on the picture; `planning` when its side is not to move
-    and these are the moves it would have if it were."""
+    """`/moves`: a piece's moves on the picture; `planning` when its side (`side`, "White"
+    or "Black") is not to move and these are the moves it would have if it were."""
 
     view: GameView
     square: str
     moves: tuple[str, ...]
     planning: bool = False
+    side: str = ""
 
 
 @dataclass(frozen=True, slots=True)

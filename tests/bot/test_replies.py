@@ -8,7 +8,7 @@ from bot.ui.format import count
 from rules.errors import AmbiguousMoveError
 from rules.summary import rules_summary
 from rules.variant import load_variant
-from storage.errors import RequestNotPendingError
+from storage.errors import OwnChallengeError, RequestNotPendingError
 
 
 def test_ambiguous_moves_are_offered_as_choices() -> None:
@@ -25,6 +25,13 @@ def test_old_buttons_answer_in_full_sentences() -> None:
     declined = refusal(RequestNotPendingError("takeback request", 4, "declined"))
     assert (
         declined == "This takeback request was already declined; there is nothing left to answer."
+    )
+
+
+def test_accept_on_ones_own_challenge_points_to_decline() -> None:
+    # Decline on one's own challenge withdraws it: the refusal of Accept must not deny that.
+    assert refusal(OwnChallengeError()) == (
+        "You cannot accept your own challenge; Decline withdraws it."
     )
 
 

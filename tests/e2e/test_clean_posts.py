@@ -47,6 +47,7 @@ async def test_lapsed_offers_lose_their_buttons(world: World, tmp_path: Path) ->
         await play(fake, alice, thread, "e4")
         offer = await (await fake.slash(bob, thread, "draw")).reply(WAIT)
         assert [b["label"] for b in offer.buttons] == ["Accept draw", "Decline"]
+        assert "offers a draw. (It stands until bob moves again.)" in offer.content
         await play(fake, bob, thread, "e5")  # bob moves: his own offer lapses
         await fake.wait_until(lambda: not offer.buttons, WAIT, "the lapsed offer's post")
         assert offer.content == "bob's draw offer lapsed: bob moved before it was accepted."
@@ -71,9 +72,13 @@ async def test_moves_plans_ahead_on_the_opponents_turn(world: World, tmp_path: P
         thread, _ = await start_game(world, "chess", alice, bob)
         shown = await (await fake.slash(bob, thread, "moves", square="g8")).reply(WAIT)
         assert shown.ephemeral and shown.attachments[0].is_png
-        assert "From g8 (if it were your turn: planning ahead): Ng8-f6, Ng8-h6" in shown.text
+        assert "From g8 (Black's piece, on Black's next turn): Ng8-f6, Ng8-h6" in shown.text
         mine = await (await fake.slash(alice, thread, "moves", square="b1")).reply(WAIT)
-        assert "From b1: Nb1-a3, Nb1-c3" in mine.text and "planning" not in mine.text
+        assert "From b1: Nb1-a3, Nb1-c3" in mine.text and "next turn" not in mine.text
+        # On her own turn, alice looks at bob's Knight: his moves, said to be his.
+        theirs = await (await fake.slash(alice, thread, "moves", square="b8")).reply(WAIT)
+        assert "From b8 (Black's piece, on Black's next turn): Nb8-a6, Nb8-c6" in theirs.text
+        assert "your turn" not in theirs.text
 
 
 async def test_autocomplete_narrows_as_a_player_types(world: World, tmp_path: Path) -> None:
