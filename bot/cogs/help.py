@@ -34,12 +34,31 @@ def _lines(command: app_commands.Command[Any, Any, Any] | app_commands.Group) ->
     return [f"`/{command.qualified_name}` {command.description}"]
 
 
+def start_here(bot_id: int | None) -> str:
+    """The three things a newcomer wants, first: a game with someone, a game at once
+    against the bot, and the rules of a variant."""
+    me = f"<@{bot_id}>" if bot_id is not None else "Fairy Post"
+    return "\n".join(
+        [
+            "**Play someone:** `/challenge variant:chess`, then they press **Accept**;",
+            "the game gets its own thread: play there with `/move` or the **Move** button.",
+            f"**Play now, against the bot:** `/challenge variant:chess opponent:` {me}",
+            "(`level:` 1 to 8). It answers at once, in every variant.",
+            "**Learn a variant:** `/variants` lists them, `/rules` explains one,",
+            "`/piece` draws how a piece moves.",
+        ]
+    )
+
+
 def help_embed(bot: commands.Bot) -> discord.Embed:
     embed = discord.Embed(
         title="Fairy Post commands",
         description="Inside a game's thread, commands need no game number. "
         "Start typing a command to see its options.",
         colour=GREEN,
+    )
+    embed.add_field(
+        name="Start here", value=start_here(bot.user.id if bot.user else None), inline=False
     )
     order = list(SECTIONS)
     cogs = sorted(

@@ -92,6 +92,12 @@ async def test_help_lists_every_command_on_one_page(world: World, tmp_path: Path
                 assert f"`/{name}`" in page.text
         longest = max(len(line) for line in page.text.splitlines())
         assert longest <= 110  # one line per command, short enough for a phone
+        # First, what a newcomer wants: a game with someone, one against the bot, the rules.
+        start = page.embed["fields"][0]
+        assert start["name"] == "Start here"
+        bot_id = fake.bot_user.id
+        for what in ("`/challenge variant:chess`", f"opponent:` <@{bot_id}>", "`/rules`"):
+            assert what in start["value"]
 
 
 async def test_a_moderator_cancels_a_stuck_game(world: World, tmp_path: Path) -> None:
