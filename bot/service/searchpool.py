@@ -24,6 +24,7 @@ import logging
 import multiprocessing
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -88,6 +89,9 @@ class _Worker:
 
 def _start_worker(megabytes: int) -> None:
     _Worker.megabytes = megabytes
+    # Ctrl-C in a terminal interrupts the whole process group: the bot stops the pool
+    # itself, so a worker ignores it (else each prints a KeyboardInterrupt traceback).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
     parent = os.getppid()
