@@ -283,7 +283,11 @@ async def post_replay(bot: Poster, run: EffectRun) -> None:
     async def send(nonce: str) -> tuple[int, int]:
         message = await channel.send(
             content=f"🎞 Game #{game_id}, move by move ({count(animation.plies, 'ply', 'plies')}).",
-            file=discord.File(io.BytesIO(animation.data), filename=animation.filename),
+            file=discord.File(
+                io.BytesIO(animation.data),
+                filename=animation.filename,
+                description=animation.description or None,
+            ),
             nonce=nonce,
         )
         return message.channel.id, message.id

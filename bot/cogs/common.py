@@ -101,7 +101,11 @@ def picture_file(picture: Picture) -> discord.File:
 
 
 def animation_file(animation: Animation) -> discord.File:
-    return discord.File(io.BytesIO(animation.data), filename=animation.filename)
+    return discord.File(
+        io.BytesIO(animation.data),
+        filename=animation.filename,
+        description=animation.description or None,
+    )
 
 
 PUBLIC_WAIT = "fairypost_public_wait"

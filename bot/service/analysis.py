@@ -19,15 +19,16 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from bot.service.describe import MAX_DESCRIPTION
 from bot.service.engine import replay
 from bot.service.errors import BadRequestError
 from bot.service.games import GameService
 from bot.service.models import Picture, RecordFile
 from rules.record import format_record
 from rules.variant import Variant
-from search.analysis import MATE_CP, Analysis, analyze
+from search.analysis import MATE_CP, Analysis, analyze, win_chance
 from storage.models import Game
 
 TOTAL_NODES = 1_200_000
@@ -54,6 +55,33 @@ def eval_text(cp: int) -> str:
     if cp <= -MATE_CP:
         return "Black mates"
     return f"{cp / 100:+.2f}".replace("-", "−")
+
+
+def graph_description(title: str, analysis: Analysis) -> str:
+    """The evaluation graph in words (its alt text): White's winning chances where the game
+    started, peaked, sank and ended, and the marked moves the dots show."""
+    head = f"Evaluation graph of {title}: White's winning chances after each move"
+    chances = [
+        (ply, round(100 * win_chance(score)))
+        for ply, score in enumerate(analysis.scores)
+        if score is not None
+    ]
+    if not chances:
+        return f"{head}; no position was reached in the time."
+    names = {m.ply: f"{m.label} {m.notation}" for m in analysis.moves}
+
+    def at(ply: int) -> str:
+        return "at the start" if ply == 0 else f"after {names.get(ply, ply)}"
+
+    high = max(chances, key=lambda c: c[1])
+    low = min(chances, key=lambda c: c[1])
+    points = [(chances[0], ""), (high, "highest "), (low, "lowest "), (chances[-1], "")]
+    shown = [f"{prefix}{pct}% {at(ply)}" for (ply, pct), prefix in points]
+    text = f"{head}: {', '.join(shown)}."
+    marked = [f"{m.label} {m.notation}{m.mark}" for m in analysis.moves if m.mark]
+    if marked:
+        text += f" Marked moves (coloured dots): {', '.join(marked)}."
+    return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +227,7 @@ class AnalysisService:
         pictures = self.games.pictures
         marks = [(m.ply, m.mark) for m in analysis.moves if m.mark]
         graph = await asyncio.to_thread(pictures.eval_graph, analysis.scores, marks, title=title)
+        graph = replace(graph, description=graph_description(title, analysis))
         summary = []
         for color, name in ((0, white), (1, black)):
             counts = analysis.counts(color)

@@ -137,6 +137,14 @@ def _clip(intro: str, sides: list[str]) -> str:
     return text[:MAX_DESCRIPTION]
 
 
+def describe_replay(title: str, plies: int, result: str | None) -> str:
+    """The animated replay in words: what game it shows, how long, how it ended."""
+    moves = f"{plies} {'ply' if plies == 1 else 'plies'}"
+    text = f"Animated replay of {title}, move by move ({moves})"
+    text += f"; the result: {result}." if result else "."
+    return text[:MAX_DESCRIPTION]
+
+
 def describe_crosstable(table: Crosstable) -> str:
     """A tournament's crosstable picture in words: the standings, place by place."""
     head = f"Crosstable of {table.title}" + (f" ({table.subtitle})" if table.subtitle else "")

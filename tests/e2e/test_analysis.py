@@ -42,6 +42,12 @@ async def test_analyze_posts_the_annotated_record_and_the_graph(
         assert len(replay_record(read_record(record)).history) == len(MOVES)
         graph = review.attachments[1]
         assert graph.is_png and graph.width is not None and 800 <= graph.width <= 1000
+        words = graph.description or ""
+        assert words.startswith(
+            "Evaluation graph of Game #1, Chess: alice vs bob: White's winning chances after "
+            "each move: 5"  # about 50% at the start
+        )
+        assert "100% after 4. Qh5xf7++" in words and "3... Ng8-f6??" in words
         embed = review.embed
         assert embed is not None and "Analysis of Game #1" in embed["title"]
         assert embed["image"]["url"].endswith("/evaluation.png")  # resolved, as Discord does

@@ -218,9 +218,15 @@ async def test_history_offers_pgn_and_replay_after_a_resignation(
             timeout=WAIT,
         )
         assert "4 plies" in replay_post.content
+        # Pictures have alt text, the replay too: the game, its length and its result.
+        assert replay_post.attachment("replay.gif").description == (
+            "Animated replay of game #1, Chess: alice vs bob, move by move (4 plies); "
+            "the result: white wins by resignation."
+        )
         history = await (await fake.slash(alice, thread, "history")).reply(WAIT)
         names = [a.filename for a in history.attachments]
         assert names == ["fairypost-1-chess.txt", "fairypost-1-chess.pgn", "replay.gif"]
+        assert history.attachment("replay.gif").description.startswith("Animated replay of")
         pgn = history.attachment("fairypost-1-chess.pgn").data.decode()
         assert '[Result "1-0"]' in pgn and '[White "alice"]' in pgn
         assert pgn.endswith("1. e4 e5 2. Nf3 Nc6 1-0\n")
