@@ -27,7 +27,8 @@ from bot.service.games import GameService
 from bot.service.models import GameView
 from bot.service.offer_posts import OfferPostService
 from bot.ui.embeds import challenge_embed, game_embed, rating_lines, to_move_mention
-from bot.ui.format import count, deadline, mention
+from bot.ui.fit import fit_content
+from bot.ui.format import NO_PINGS, count, deadline, mention, pings, shown
 from storage.models import Termination
 
 log = logging.getLogger("fairypost.announce")
@@ -159,13 +160,16 @@ async def link_challenge(bot: Poster, event: GameEvent, thread_id: int) -> None:
     channel = await channel_of(bot, game.channel_id)
     message = channel.get_partial_message(game.message_id)  # type: ignore[attr-defined]
     try:
-        await message.edit(content=f"Accepted by {who}: the game goes on in <#{thread_id}>.")
+        await message.edit(
+            content=f"Accepted by {shown(who)}: the game goes on in <#{thread_id}>.",
+            allowed_mentions=NO_PINGS,
+        )
     except discord.NotFound:
         log.info("game %s: the challenge's post is gone", game.id)
 
 
 def headline(event: GameEvent) -> str | None:
-    who = event.actor_name or "A player"
+    who = shown(event.actor_name) if event.actor_name else "A player"
     if event.kind == consequences.MOVED or event.notation is not None:
         note = " *(conditional move)*" if event.conditional else ""
         return f"{who} played **{event.notation}**{note}"
@@ -195,13 +199,13 @@ def content(event: GameEvent) -> str:
     g = view.game
     if event.kind == consequences.STARTED:
         tag = event.tournament
-        where = f" Round {tag.round} of **{tag.name}**." if tag is not None else ""
+        where = f" Round {tag.round} of **{shown(tag.name)}**." if tag is not None else ""
         return (
             f"{mention(g.white_id)} (White) vs {mention(g.black_id)} (Black): "
             f"the game begins!{where} Play with `/move` here."
         )
     if event.kind == consequences.ENDED:
-        text = f"{to_move_mention(view)} — **{view.status}**"
+        text = f"{to_move_mention(view)} — **{shown(view.status)}**"
         if event.rating_changes:
             names = {g.white_id: view.white_name, g.black_id: view.black_name}
             text += "\n" + rating_lines(event.rating_changes, names)
@@ -210,8 +214,19 @@ def content(event: GameEvent) -> str:
         return ""  # the conditional answer's post follows: nobody is asked to move here
     if g.engine_to_move:
         engine = view.white_name if g.engine_id == g.white_id else view.black_name
-        return f"{engine} is thinking…"
+        return f"{shown(engine)} is thinking…"
     return f"{to_move_mention(view)}, your move."
+
+
+def pinged(event: GameEvent) -> list[int]:
+    """The players `content(event)` mentions, whom its post may ping: both at the start and
+    the end, the player to move after a move (nobody while the engine thinks)."""
+    g = event.view.game
+    if event.kind in (consequences.STARTED, consequences.ENDED) or not g.is_active:
+        return [g.white_id, g.black_id]
+    if event.answered or g.engine_to_move:
+        return []
+    return [g.player_id(g.turn)]
 
 
 async def post_game_event(bot: Poster, run: EffectRun) -> None:
@@ -236,7 +251,8 @@ async def post_game_event(bot: Poster, run: EffectRun) -> None:
 
     async def send(nonce: str) -> tuple[int, int]:
         message = await channel.send(
-            content=content(event) or None,
+            content=fit_content(content(event)) or None,
+            allowed_mentions=pings(*pinged(event)),
             embed=game_embed(event.view, headline=headline(event)),
             file=discord.File(
                 io.BytesIO(picture.png),
@@ -301,13 +317,11 @@ async def post_notice(bot: Poster, run: EffectRun) -> None:
         return
     g = note.game
     where = f"<#{g.thread_id}>" if g.thread_id else f"game #{g.id}"
+    versus = f"{shown(note.variant_name)} vs {shown(note.opponent_name)}"
     if note.reminder:
-        text = (
-            f"⏰ Reminder: your move in {where} ({note.variant_name} vs "
-            f"{note.opponent_name}) is due {deadline(g.deadline_at)}."
-        )
+        text = f"⏰ Reminder: your move in {where} ({versus}) is due {deadline(g.deadline_at)}."
     else:
-        text = f"Your turn in {where} ({note.variant_name} vs {note.opponent_name})." + (
+        text = f"Your turn in {where} ({versus})." + (
             f" Deadline {deadline(g.deadline_at)}." if g.deadline_at else ""
         )
     if not note.via_dm and not note.reminder:
@@ -317,12 +331,14 @@ async def post_notice(bot: Poster, run: EffectRun) -> None:
         if note.via_dm:
             try:
                 user = bot.get_user(note.user_id) or await bot.fetch_user(note.user_id)
-                message = await user.send(text, nonce=nonce)
+                message = await user.send(text, nonce=nonce, allowed_mentions=NO_PINGS)
                 return message.channel.id, message.id
             except discord.Forbidden:
                 log.info("DM to %s refused; mentioning in the thread instead", note.user_id)
         channel = await channel_of(bot, g.thread_id or g.channel_id)
-        message = await channel.send(f"{mention(note.user_id)} {text}", nonce=nonce)
+        message = await channel.send(
+            f"{mention(note.user_id)} {text}", nonce=nonce, allowed_mentions=pings(note.user_id)
+        )
         return message.channel.id, message.id
 
     await run.post(send)
@@ -341,12 +357,12 @@ async def post_conditional_dropped(bot: Poster, run: EffectRun) -> None:
     g = await bot.service.storage.games.get(run.effect.game_id)
     where = f"<#{g.thread_id}>" if g.thread_id else f"game #{g.id}"
     your_move = " It is your move." if g.is_active and g.to_move_id == user_id else ""
-    text = f"Your conditional moves in {where} were dropped: {reason}.{your_move}"
+    text = fit_content(f"Your conditional moves in {where} were dropped: {reason}.{your_move}")
 
     async def send(nonce: str) -> tuple[int, int]:
         try:
             user = bot.get_user(user_id) or await bot.fetch_user(user_id)
-            message = await user.send(text, nonce=nonce)
+            message = await user.send(text, nonce=nonce, allowed_mentions=NO_PINGS)
             return message.channel.id, message.id
         except discord.Forbidden:
             log.info("DM to %s refused; a move-less notice in the thread instead", user_id)
@@ -355,6 +371,7 @@ async def post_conditional_dropped(bot: Poster, run: EffectRun) -> None:
             f"{mention(user_id)}, your conditional moves in this game were dropped: one of "
             f"your answers could not be played.{your_move}",
             nonce=nonce,
+            allowed_mentions=pings(user_id),
         )
         return message.channel.id, message.id
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import discord
 
@@ -25,6 +25,7 @@ from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.models import Picture
 from bot.service.tournaments import Table, TournamentService, tournament_of
 from bot.ui import tournaments as ui
+from bot.ui.format import NO_PINGS, pings
 from storage.errors import GameNotFoundError
 from storage.models import Tournament
 
@@ -96,9 +97,16 @@ async def _tournament(bot: TournamentPoster, run: EffectRun) -> Tournament:
 
 
 async def _post_table(
-    bot: TournamentPoster, run: EffectRun, t: Tournament, text: str, table: Table | None = None
+    bot: TournamentPoster,
+    run: EffectRun,
+    t: Tournament,
+    text: str,
+    table: Table | None = None,
+    *,
+    pinged: Sequence[int] = (),
 ) -> None:
-    """`text` with the standings (text and crosstable picture) in the tournament's thread."""
+    """`text` with the standings (text and crosstable picture) in the tournament's thread;
+    it pings the players `pinged` and nobody else."""
     if run.posted:
         return
     target = await tournament_thread(bot, t)
@@ -111,6 +119,7 @@ async def _post_table(
             embed=ui.table_embed(table),
             file=_file(picture),
             nonce=nonce,
+            allowed_mentions=pings(*pinged),
         )
         return message.channel.id, message.id
 
@@ -146,7 +155,8 @@ async def post_started(bot: TournamentPoster, run: EffectRun) -> None:
     t = await bot.tournaments.storage.tournaments.get(t.id)
     await _edit_signup(bot, t)
     view = await bot.tournaments.view(t.id)
-    await _post_table(bot, run, t, ui.started_text(view))
+    players = [user_id for user_id, _name in view.players]
+    await _post_table(bot, run, t, ui.started_text(view), pinged=players)
 
 
 async def edit_cancelled(bot: TournamentPoster, run: EffectRun) -> None:
@@ -164,9 +174,7 @@ async def post_round(bot: TournamentPoster, run: EffectRun) -> None:
     text = ui.round_text(await bot.tournaments.table(t.id), round_no)
 
     async def send(nonce: str) -> tuple[int, int]:
-        message = await target.send(
-            text, nonce=nonce, allowed_mentions=discord.AllowedMentions(users=False)
-        )
+        message = await target.send(text, nonce=nonce, allowed_mentions=NO_PINGS)
         return message.channel.id, message.id
 
     await run.post(send)
@@ -190,7 +198,9 @@ async def post_game(bot: TournamentPoster, run: EffectRun) -> None:
     text = ui.game_post_text(await bot.tournaments.view(t.id), game, board.round if board else 0)
 
     async def send(nonce: str) -> tuple[int, int]:
-        message = await channel.send(text, nonce=nonce)
+        message = await channel.send(
+            text, nonce=nonce, allowed_mentions=pings(game.white_id, game.black_id)
+        )
         return message.channel.id, message.id
 
     _channel_id, message_id = await run.post(send)
@@ -216,7 +226,7 @@ async def post_withdrawal(bot: TournamentPoster, run: EffectRun) -> None:
         raise GiveUp("a withdrawal's post without its player")
     t = await _tournament(bot, run)
     text = ui.withdrawal_text(user_id, [g for g in games if isinstance(g, int)], t.swiss)
-    await _post_table(bot, run, t, text)
+    await _post_table(bot, run, t, text, pinged=[user_id])
 
 
 async def post_deadline(bot: TournamentPoster, run: EffectRun) -> None:
@@ -234,4 +244,5 @@ async def post_final(bot: TournamentPoster, run: EffectRun) -> None:
     with contextlib.suppress(discord.HTTPException):
         await _edit_signup(bot, t)  # the sign-up post says it is over
     table = await bot.tournaments.table(t.id)
-    await _post_table(bot, run, t, ui.final_text(table), table)
+    winners = [row.entrant.id for row in table.standings.leaders]
+    await _post_table(bot, run, t, ui.final_text(table), table, pinged=winners)

@@ -20,7 +20,7 @@ from bot.service import Clock, GameService, SystemClock, consequences, tournamen
 from bot.service.backups import BackupPlan, BackupService
 from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
-from bot.service.inputs import OddTextError, odd_text
+from bot.service.inputs import MAX_OPTION_LENGTH, OddTextError, odd_text
 from bot.service.opponent import EngineConfig, OpponentService
 from bot.service.opponent import install as install_opponent
 from bot.service.opponent import install_handler as install_engine_moves
@@ -29,6 +29,7 @@ from bot.service.searchpool import SearchPool
 from bot.service.timers import DEFAULT_LEASE_SECONDS as TIMER_LEASE_SECONDS
 from bot.service.timers import TimerService
 from bot.service.tournaments import TournamentService
+from bot.ui.format import DEFAULT_MENTIONS
 from storage import Storage
 from storage.db import parse_target
 from storage.effects import DEFAULT_LEASE_SECONDS as EFFECT_LEASE_SECONDS
@@ -57,6 +58,18 @@ def _string_options(options: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return out
 
 
+def _declared_length(interaction: discord.Interaction[Any], option: str) -> int:
+    """The longest text a command's option declares (`Range[str, 1, 2000]`), else the
+    default bound of `bot.service.inputs`."""
+    command = interaction.command
+    if isinstance(command, app_commands.Command):
+        parameter = command.get_parameter(option)
+        # discord.py keeps a string's declared length as the parameter's max_value.
+        if parameter is not None and isinstance(parameter.max_value, int):
+            return parameter.max_value
+    return MAX_OPTION_LENGTH
+
+
 class FairyTree(app_commands.CommandTree["FairyPost"]):
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Odd text (line breaks, control characters, overlong) in any string option of any
@@ -67,7 +80,7 @@ class FairyTree(app_commands.CommandTree["FairyPost"]):
         data: dict[str, Any] = dict(interaction.data or {})
         try:
             for name, value in _string_options(list(data.get("options") or [])):
-                odd_text(name, value)
+                odd_text(name, value, _declared_length(interaction, name))
         except OddTextError as exc:
             await send_error(interaction, exc, "command options")
             return False
@@ -101,6 +114,8 @@ class FairyPost(commands.AutoShardedBot):
         engine: EngineConfig | None = None,
         **options: Any,
     ) -> None:
+        # Mentions ping users only, never everyone, here or a role (bot/ui/format.py).
+        options.setdefault("allowed_mentions", DEFAULT_MENTIONS)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents(),

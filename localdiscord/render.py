@@ -215,7 +215,7 @@ def message_html(msg: FakeMessage, viewer: Viewer, *, bot_id: int) -> str:
         classes.append("ephemeral")
     if msg.loading:
         classes.append("loading")
-    if viewer.id in msg.mention_ids:
+    if viewer.id in msg.mention_ids or msg.mention_everyone:
         classes.append("mentions-me")
     if msg.type == 18:  # a thread was started here, without a starter message
         return (

@@ -934,6 +934,25 @@ class LocalDiscord:
         )
         return users, roles, everyone
 
+    def _check_mass_pings(self, request: web.Request, msg: FakeMessage) -> None:
+        """Discord delivers a message that pings everyone, here or a role, and so does the
+        stand-in; it records it too, since a bot that does it by accident (a name holding
+        `@everyone`) is flooding a whole server with notifications."""
+        if msg.mention_everyone:
+            self.violate(
+                "mention.everyone",
+                f"{msg!r} pings @everyone/@here; pass allowed_mentions to ping only whom it names",
+                request,
+                rejected=False,
+            )
+        if msg.mention_roles:
+            self.violate(
+                "mention.roles",
+                f"{msg!r} pings roles {msg.mention_roles}; pass allowed_mentions",
+                request,
+                rejected=False,
+            )
+
     def _store_message(self, msg: FakeMessage) -> None:
         channel = msg.channel
         channel.messages.append(msg)
@@ -1112,6 +1131,7 @@ class LocalDiscord:
         msg.mentions, msg.mention_roles, msg.mention_everyone = self._mentions(
             msg.content, payload.get("allowed_mentions"), channel
         )
+        self._check_mass_pings(request, msg)
         self._store_message(msg)
         await self._emit_message("MESSAGE_CREATE", msg)
         return msg
@@ -1158,6 +1178,7 @@ class LocalDiscord:
             msg.mentions, msg.mention_roles, msg.mention_everyone = self._mentions(
                 msg.content, payload.get("allowed_mentions"), msg.channel
             )
+            self._check_mass_pings(request, msg)
             if msg.channel.is_thread:
                 guild = msg.channel.guild
                 for u in msg.mentions:

@@ -10,11 +10,13 @@ room to spare; `docs/variants.md` lists them for authors.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from rules.betza import Component, Kind
+from rules.text import text_problem
 
 MAX_FILE_BYTES = 32 * 1024
 """A definition file; Bigorra's, the longest built-in, is 3 KB."""
@@ -32,6 +34,11 @@ MAX_INTEGER = 10_000
 MAX_ID = 32
 """A variant id (it becomes part of a command's value and of the rating pool's name)."""
 MAX_NAME = 60
+"""A variant's or a piece's name (and a piece's other names): one line, as titles show it."""
+MAX_INVENTOR = 200
+"""Who invented the variant: one line, shown in a field of `/rules` (Discord's hold 1,024)."""
+MULTILINE_KEYS = frozenset({"description", "decisions", "sources"})
+"""Texts that may run over several lines (every other text of a file is one line)."""
 MAX_PIECE_TYPES = 40
 """Bigorra has 34; the move encoding allows 63."""
 MAX_MOVEMENT_TEXT = 80
@@ -107,8 +114,9 @@ def scan_text(text: str) -> Breach | None:
 
 
 def check_structure(data: dict[str, Any]) -> Breach | None:
-    """Depth, size, string lengths and integer magnitudes of the parsed file, walked
-    iteratively (a recursive walk could be made to overflow)."""
+    """Depth, size, integer magnitudes and every text of the parsed file (keys included:
+    `rules.text`'s rule, with the lengths of `text_bounds`), walked iteratively (a
+    recursive walk could be made to overflow)."""
     count = 0
     stack: list[tuple[str, Any, int]] = [("", data, 0)]
     while stack:
@@ -122,6 +130,9 @@ def check_structure(data: dict[str, Any]) -> Breach | None:
             for k, v in value.items():
                 if len(k) > MAX_STRING:
                     return Breach(key, f"a key is {len(k)} characters long")
+                problem = text_problem(k, limit=MAX_NAME)
+                if problem is not None:
+                    return Breach(key, f"the key {k[:MAX_NAME]!r} {problem}")
                 stack.append((f"{key}.{k}" if key else k, v, depth + 1))
         elif isinstance(value, list):
             for i, v in enumerate(value):
@@ -129,6 +140,11 @@ def check_structure(data: dict[str, Any]) -> Breach | None:
         elif isinstance(value, str):
             if len(value) > MAX_STRING:
                 return Breach(key, f"{len(value)} characters; at most {MAX_STRING}")
+            limit, lines = text_bounds(key)
+            problem = text_problem(value, limit=limit, lines=lines)
+            if problem is not None:
+                one_line = problem == "contains a line break"
+                return Breach(key, problem + ("; write it on one line" if one_line else ""))
         elif isinstance(value, bool):
             pass
         elif isinstance(value, int):
@@ -139,6 +155,17 @@ def check_structure(data: dict[str, Any]) -> Breach | None:
         else:
             return Breach(key, f"a {type(value).__name__}; expected text, a number or a table")
     return None
+
+
+def text_bounds(key: str) -> tuple[int, bool]:
+    """The length and whether line breaks are allowed, for the text at `key` of a player's
+    file (`name`, `pieces.hawk.aliases[0]`, `options.fast.description`...)."""
+    last = re.sub(r"\[\d+\]$", "", key.rsplit(".", 1)[-1])
+    if last in ("name", "aliases"):
+        return MAX_NAME, False
+    if last == "inventor":
+        return MAX_INVENTOR, False
+    return MAX_STRING, last in MULTILINE_KEYS
 
 
 def entries_per_square(components: Iterable[Component], longest: int = 15) -> int:

@@ -33,6 +33,7 @@ from bot.service.errors import PositionChangedError
 from bot.service.models import GameView, MoveResult, UserRef
 from bot.service.picker import MovePicker, PickerStep
 from bot.ui.embeds import game_embed
+from bot.ui.format import NO_PINGS, shown
 
 log = logging.getLogger("fairypost.boards")
 
@@ -63,6 +64,7 @@ async def post_view(
     buttons = None if ephemeral else board_view(view)
     await interaction.followup.send(
         content=content or discord.utils.MISSING,
+        allowed_mentions=NO_PINGS,
         embed=game_embed(view, headline=headline),
         file=picture_file(picture),
         ephemeral=ephemeral,
@@ -100,12 +102,12 @@ def played_text(result: MoveResult, user: UserRef) -> str:
     """What the mover reads, from /move and from the Move button alike: their move, the
     opponent's conditional answer when one was played at once, and the end if it came."""
     view = result.view
-    ending = f" — **{view.status}**" if view.finished else ""
+    ending = f" — **{shown(view.status)}**" if view.finished else ""
     text = f"You played **{result.notation}**"
     if result.answer is not None:
         answerer = view.name_of(view.game.opponent_of(user.id))
         text += (
-            f"; {answerer} had left an answer to it, played at once: **{result.answer}** "
+            f"; {shown(answerer)} had left an answer to it, played at once: **{result.answer}** "
             "*(conditional move)*"
         )
     return text + f"{ending}."

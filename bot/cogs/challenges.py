@@ -25,7 +25,7 @@ from bot.cogs.common import (
 from bot.service.errors import BadRequestError
 from bot.service.games import ALLOWED_DAYS
 from bot.ui.embeds import challenge_embed
-from bot.ui.format import mention
+from bot.ui.format import NO_PINGS, mention, pings, shown
 
 log = logging.getLogger("fairypost.challenges")
 
@@ -133,8 +133,9 @@ class Challenges(commands.Cog):
             )
             g = game.game
             await interaction.followup.send(
-                f"{interaction.user.mention} plays **{game.variant.name}** against Fairy Post "
-                f"(level {g.engine_level}): the game goes on in its thread."
+                f"{interaction.user.mention} plays **{shown(game.variant.name)}** against "
+                f"Fairy Post (level {g.engine_level}): the game goes on in its thread.",
+                allowed_mentions=NO_PINGS,
             )
             answered(interaction)
             log.info("game %s against the engine started (%s)", g.id, game.variant.id)
@@ -161,6 +162,7 @@ class Challenges(commands.Cog):
         content = f"{mention(opponent.id)}, you are challenged!" if opponent else None
         message = await interaction.followup.send(
             content=content or discord.utils.MISSING,
+            allowed_mentions=pings(opponent.id if opponent else None),
             embed=challenge_embed(view),
             file=picture_file(picture),
             view=challenge_view(view.challenge.id),
@@ -196,7 +198,8 @@ async def answer_challenge(
     if not accept:
         who = "withdrew" if user.id == declined.challenge.challenger_id else "declined"
         await interaction.edit_original_response(
-            content=f"{user.name} {who} this challenge.",
+            content=f"{shown(user.name)} {who} this challenge.",
+            allowed_mentions=NO_PINGS,
             embed=challenge_embed(declined, with_image=False),
             view=None,
             attachments=[],
@@ -204,7 +207,8 @@ async def answer_challenge(
         return
     cview = await service.challenge_view(challenge_id)
     await interaction.edit_original_response(
-        content=f"Accepted by {user.name}: the game goes on in its thread.",
+        content=f"Accepted by {shown(user.name)}: the game goes on in its thread.",
+        allowed_mentions=NO_PINGS,
         embed=challenge_embed(cview, with_image=False),
         view=None,
         attachments=[],

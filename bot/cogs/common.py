@@ -18,9 +18,11 @@ from discord.ext import commands
 from bot.replies import reply_for
 from bot.service.errors import BadRequestError
 from bot.service.games import GameService
+from bot.service.inputs import player_name
 from bot.service.models import Animation, Picture, UserRef
 from bot.service.opponent import OpponentService
 from bot.service.tournaments import TournamentService
+from bot.ui.fit import fit_content
 
 log = logging.getLogger("fairypost.bot")
 
@@ -73,7 +75,8 @@ async def install(
 
 
 def user_ref(user: discord.abc.User) -> UserRef:
-    return UserRef(user.id, user.display_name, user.bot)
+    """The user as the service knows them, with a display name fit to be shown."""
+    return UserRef(user.id, player_name(user.id, user.display_name), user.bot)
 
 
 def guild_of(interaction: discord.Interaction[Any]) -> int:
@@ -141,6 +144,7 @@ async def send_error(
 async def reply_privately(interaction: discord.Interaction[Any], text: str) -> None:
     """A reply only the actor sees, however the interaction was acknowledged (a public
     "thinking…" message is removed first)."""
+    text = fit_content(text)  # a refusal may quote what a player wrote
     if not interaction.response.is_done():
         await interaction.response.send_message(text, ephemeral=True)
         return

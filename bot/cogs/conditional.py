@@ -13,7 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import Fairy, fairy, install, user_ref
-from bot.service.conditional import ConditionalService
+from bot.service.conditional import MAX_LINE_CHARS, ConditionalService
 from bot.ui.conditional import DESCRIPTION_LIMIT, added_headline, tree_embed
 
 MAX_EMBEDS = 5
@@ -39,7 +39,7 @@ class Conditional(commands.GroupCog, group_name="conditional"):
     async def add(
         self,
         interaction: discord.Interaction[Any],
-        line: app_commands.Range[str, 1, 2000],
+        line: app_commands.Range[str, 1, MAX_LINE_CHARS],
         game: int | None = None,
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)

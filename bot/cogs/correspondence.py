@@ -8,12 +8,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import Fairy, fairy, install
+from bot.cogs.common import Fairy, fairy, install, user_ref
 from bot.service.errors import BadRequestError
 from bot.service.glicko2 import PROVISIONAL_DEVIATION
-from bot.service.inputs import whole_number
+from bot.service.inputs import player_name, whole_number
 from bot.ui.embeds import GREEN
-from bot.ui.format import count, timestamp
+from bot.ui.format import clip, count, shown, timestamp
 from storage.models import HOUR, NotifyMode
 
 
@@ -57,9 +57,8 @@ class Correspondence(commands.Cog):
     ) -> None:
         service = self.bot.service
         now = service.clock.now()
-        await service.storage.players.upsert(
-            interaction.user.id, interaction.user.display_name, now
-        )
+        me = user_ref(interaction.user)
+        await service.storage.players.upsert(me.id, me.name, now)
         player = await service.storage.players.set_preferences(
             interaction.user.id,
             now,
@@ -94,7 +93,7 @@ class Correspondence(commands.Cog):
         storage = self.bot.service.storage
         now = self.bot.service.clock.now()
         user_id = interaction.user.id
-        await storage.players.upsert(user_id, interaction.user.display_name, now)
+        await storage.players.upsert(user_id, user_ref(interaction.user).name, now)
         if action == "on":
             status = await storage.vacations.start(user_id, now)
         elif action == "off":
@@ -126,22 +125,23 @@ class Correspondence(commands.Cog):
         if variant:
             key = (await variants.resolve(interaction.guild_id, variant)).key
             ratings = [r for r in ratings if r.variant_id == key]
-        embed = discord.Embed(title=f"Ratings of {who.display_name}", colour=GREEN)
+        embed = discord.Embed(title=f"Ratings of {shown(user_ref(who).name)}", colour=GREEN)
         if not ratings:
             embed.description = "No rated game yet."
         for r in ratings[:25]:
             # A provisional rating is a first guess: its ±95% range (often ±500 and more)
             # would alarm more than inform.
             if r.deviation > PROVISIONAL_DEVIATION:
-                shown = f"**{r.rating:.0f}** (provisional)"
+                value = f"**{r.rating:.0f}** (provisional)"
             else:
-                shown = f"**{r.rating:.0f}** ±{2 * r.deviation:.0f}"
+                value = f"**{r.rating:.0f}** ±{2 * r.deviation:.0f}"
             name = await variants.name_of_key(r.variant_id)
-            embed.add_field(name=name, value=f"{shown}\n{r.wins}W {r.draws}D {r.losses}L")
+            record = f"{r.wins}W {r.draws}D {r.losses}L"
+            embed.add_field(name=clip(shown(name), 256), value=f"{value}\n{record}")
         history = await storage.ratings.history(who.id, limit=5)
         if history:
             lines = [
-                f"{await variants.name_of_key(h.variant_id)}: {h.rating_before:.0f} → "
+                f"{shown(await variants.name_of_key(h.variant_id))}: {h.rating_before:.0f} → "
                 f"{h.rating_after:.0f} ({h.delta:+.0f}) vs <@{h.opponent_id}>"
                 for h in history
             ]
@@ -154,12 +154,12 @@ class Correspondence(commands.Cog):
         found = await self.bot.service.variants.resolve(interaction.guild_id, variant)
         v = found.variant
         entries = await self.bot.service.storage.ratings.leaderboard(found.key, 20)
-        embed = discord.Embed(title=f"{v.name} leaderboard", colour=GREEN)
+        embed = discord.Embed(title=f"{shown(v.name)} leaderboard", colour=GREEN)
         if not entries:
             embed.description = "No rated game has been played yet."
         else:
             embed.description = "\n".join(
-                f"{e.rank}. **{e.display_name or e.user_id}** {e.rating:.0f}"
+                f"{e.rank}. **{shown(player_name(e.user_id, e.display_name))}** {e.rating:.0f}"
                 + (" *(provisional)*" if e.deviation > PROVISIONAL_DEVIATION else "")
                 + f" · {count(e.games, 'game')}"
                 for e in entries

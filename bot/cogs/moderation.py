@@ -15,6 +15,7 @@ from bot.cogs.boards import acknowledge
 from bot.cogs.common import Fairy, fairy, guild_of, install, user_ref
 from bot.service.models import EndResult
 from bot.service.moderation import MAX_REASON, Moderation, Verdict
+from bot.ui.format import shown
 
 log = logging.getLogger("fairypost.moderation")
 GAME = "The game number (see /games; the thread's title shows it)"
@@ -95,7 +96,8 @@ class ModerationCog(commands.Cog, name="Moderation"):
         await acknowledge(
             self.bot,
             interaction,
-            f"Game #{game.id} {verb}: **{result.view.status}**. The players are told{where}.",
+            f"Game #{game.id} {verb}: **{shown(result.view.status)}**. "
+            f"The players are told{where}.",
         )
 
 

@@ -14,7 +14,7 @@ from bot.cogs.boards import acknowledge, post_move, post_view
 from bot.cogs.common import Fairy, answered, defer_first, fairy, install, send_error, user_ref
 from bot.service.models import EndResult, GameView, OfferView
 from bot.service.offer_posts import OfferPostService
-from bot.ui.format import mention
+from bot.ui.format import NO_PINGS, mention, pings, shown
 
 log = logging.getLogger("fairypost.play")
 GAME = "The game number (only needed outside the game's thread)"
@@ -191,7 +191,7 @@ class Play(commands.Cog):
         )
         if isinstance(offer, GameView):  # Fairy Post granted it at once
             await interaction.followup.send(
-                f"Fairy Post allows the takeback: **{offer.status}**. The board follows."
+                f"Fairy Post allows the takeback: **{shown(offer.status)}**. The board follows."
             )
             answered(interaction)
             self.bot.effects.poke()
@@ -205,8 +205,8 @@ class Play(commands.Cog):
             assert offer.offer is not None
             request_id = offer.offer.id
             text = (
-                f"{mention(offer.to_id)}, {offer.by_name} offers a draw. "
-                f"(It stands until {offer.by_name} moves again.)"
+                f"{mention(offer.to_id)}, {shown(offer.by_name)} offers a draw. "
+                f"(It stands until {shown(offer.by_name)} moves again.)"
             )
         else:
             assert offer.takeback is not None
@@ -214,9 +214,9 @@ class Play(commands.Cog):
             plies = (
                 "their last move" if offer.takeback.plies == 1 else "their last move and your reply"
             )
-            text = f"{mention(offer.to_id)}, {offer.by_name} asks to take back {plies}."
+            text = f"{mention(offer.to_id)}, {shown(offer.by_name)} asks to take back {plies}."
         message = await interaction.followup.send(
-            text, view=offer_view(kind, request_id), wait=True
+            text, view=offer_view(kind, request_id), wait=True, allowed_mentions=pings(offer.to_id)
         )
         answered(interaction)
         posts = OfferPostService(self.bot.service)
@@ -251,12 +251,16 @@ async def answer_offer(
         verdict = request.status.value if request is not None else "declined"
         what = "draw offer" if kind == "draw" else "takeback request"
         await interaction.edit_original_response(
-            content=f"The {what} was {verdict} by {user.name}.", view=None
+            content=f"The {what} was {verdict} by {shown(user.name)}.",
+            view=None,
+            allowed_mentions=NO_PINGS,
         )
         await posts.settled(kind, request_id)
         return
     await interaction.edit_original_response(
-        content=f"{user.name} accepted the {'draw' if kind == 'draw' else 'takeback'}.", view=None
+        content=f"{shown(user.name)} accepted the {'draw' if kind == 'draw' else 'takeback'}.",
+        view=None,
+        allowed_mentions=NO_PINGS,
     )
     await posts.settled(kind, request_id)
     # The board (or the final result) follows in the thread: a recorded effect of the event.

@@ -22,7 +22,8 @@ from bot.cogs.common import (
     user_ref,
 )
 from bot.service.errors import BadRequestError
-from bot.ui.format import mention
+from bot.service.tournaments import MAX_NAME
+from bot.ui.format import NO_PINGS, mention, shown
 from bot.ui.tournaments import games_text, round_text, signup_embed, table_embed
 
 log = logging.getLogger("fairypost.tournaments")
@@ -120,7 +121,7 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
     async def create(
         self,
         interaction: discord.Interaction[Any],
-        name: str,
+        name: app_commands.Range[str, 1, MAX_NAME],
         variant: str,
         format: str,
         rounds: app_commands.Range[int, 1, 20] | None = None,
@@ -185,8 +186,9 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
         tid = await self._find(interaction, tournament)
         view = await self.service.start(tid)
         await interaction.response.send_message(
-            f"**{view.tournament.name}** has started with {len(view.players)} players: "
-            "pairings and game threads follow."
+            f"**{shown(view.tournament.name)}** has started with {len(view.players)} players: "
+            "pairings and game threads follow.",
+            allowed_mentions=NO_PINGS,
         )
         self.bot.effects.poke()
 
@@ -198,7 +200,9 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
     ) -> None:
         await self._organiser(interaction)
         view = await self.service.cancel(await self._find(interaction, tournament))
-        await interaction.response.send_message(f"**{view.tournament.name}** is cancelled.")
+        await interaction.response.send_message(
+            f"**{shown(view.tournament.name)}** is cancelled.", allowed_mentions=NO_PINGS
+        )
         self.bot.effects.poke()
 
     @app_commands.command(name="withdraw", description="Leave a tournament you play in")
@@ -213,7 +217,8 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
         games = ", ".join(f"#{g}" for g in resigned)
         await interaction.followup.send(
             f"{mention(interaction.user.id)} withdrew from the tournament."
-            + (f" Games resigned: {games}." if games else "")
+            + (f" Games resigned: {games}." if games else ""),
+            allowed_mentions=NO_PINGS,
         )
         self.bot.effects.poke()
 
@@ -244,7 +249,7 @@ class Tournaments(commands.GroupCog, group_name="tournament"):
         if not table.games_of_round(number):
             raise BadRequestError(f"Round {number} has not been paired.")
         await interaction.response.send_message(
-            round_text(table, number), allowed_mentions=discord.AllowedMentions.none()
+            round_text(table, number), allowed_mentions=NO_PINGS
         )
 
     @app_commands.command(name="games", description="The tournament's games and their threads")

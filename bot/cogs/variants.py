@@ -14,6 +14,7 @@ from bot.cogs.common import Fairy, fairy, guild_of, install, picture_file, user_
 from bot.service.errors import BadRequestError
 from bot.service.models import Picture
 from bot.ui.embeds import defined_embed, piece_embed, rules_embed, variant_list_embed
+from bot.ui.format import NO_PINGS, shown
 from rules.limits import MAX_FILE_BYTES
 
 MAX_DIAGRAMS = 9
@@ -91,7 +92,7 @@ class Variants(commands.Cog):
         found = await self.bot.service.variants.export(guild_id, variant)
         file = discord.File(io.BytesIO(found.text.encode("utf-8")), filename=found.filename)
         await interaction.response.send_message(
-            f"**{found.name}**, version {found.version}: edit it and give it back with "
+            f"**{shown(found.name)}**, version {found.version}: edit it and give it back with "
             "/variant define to make the next version.",
             file=file,
             ephemeral=True,
@@ -115,8 +116,9 @@ class Variants(commands.Cog):
             text=variant,
         )
         await interaction.response.send_message(
-            f"**{info.name}** (`{info.id}`) is no longer one of this server's variants. "
-            "Its games keep their rules; defining the same id again continues its versions."
+            f"**{shown(info.name)}** (`{info.id}`) is no longer one of this server's variants. "
+            "Its games keep their rules; defining the same id again continues its versions.",
+            allowed_mentions=NO_PINGS,
         )
 
     @show.autocomplete("variant")

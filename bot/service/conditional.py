@@ -36,6 +36,7 @@ from bot.service.errors import (
     NotPlayingError,
     ServiceError,
 )
+from bot.service.inputs import player_text
 from bot.service.models import Suggestion, UserRef
 from rules.errors import GameOverError, MoveError, RulesError
 from rules.game import Game as RulesGame
@@ -53,7 +54,8 @@ DROPPED = "conditional.dropped"
 """The effect telling a player privately that their conditional moves were dropped."""
 
 MAX_LINE_CHARS = 2000
-"""The longest line `/conditional add` reads (a Discord text option holds up to 6000)."""
+"""The longest line `/conditional add` reads (its option declares it, so the client's check
+of options allows as much)."""
 MAX_LINE_STEPS = 100
 """Steps in one line: 50 expected moves and 50 answers."""
 
@@ -196,10 +198,7 @@ def split_line(text: str) -> list[str]:
     """The moves of a line: separated by spaces, or by commas, semicolons or line breaks
     when the line has any (then a move may contain a space, `e2 e4`). Move numbers (`1.`,
     `12...`) are skipped, and `e.p.` stays with its move."""
-    if len(text) > MAX_LINE_CHARS:
-        raise BadRequestError(
-            f"That line is {len(text)} characters long; a line holds at most {MAX_LINE_CHARS}."
-        )
+    text = player_text("line", text, limit=MAX_LINE_CHARS, lines=True)
     if re.search(r"[,;\n]", text):
         parts = [p.strip() for p in re.split(r"[,;\n]+", text)]
     else:

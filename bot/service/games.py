@@ -32,6 +32,7 @@ from bot.service.errors import (
     NotYourTurnError,
     PositionChangedError,
 )
+from bot.service.inputs import player_name
 from bot.service.models import (
     Animation,
     ChallengeView,
@@ -113,9 +114,7 @@ class GameService:
 
     async def name_of(self, user_id: int) -> str:
         player = await self.storage.players.find(user_id)
-        if player is not None and player.display_name:
-            return player.display_name
-        return f"player {user_id}"
+        return player_name(user_id, player.display_name if player is not None else "")
 
     # ------------------------------------------------------------------ challenges
 

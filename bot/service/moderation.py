@@ -5,16 +5,15 @@ resignation, so its consequences (ratings, posts) are those of any other end."""
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
 from bot.service.errors import BadRequestError
 from bot.service.games import GameService
+from bot.service.inputs import player_text
 from bot.service.models import EndResult, UserRef
 from storage.models import Result
 
 MAX_REASON = 150  # the stored end detail holds 200 characters with the words around it
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class Verdict(StrEnum):
@@ -40,12 +39,8 @@ class Verdict(StrEnum):
 
 
 def clean_reason(reason: str) -> str:
-    if _CONTROL.search(reason):
-        raise BadRequestError("The reason must be plain text, without control characters.")
-    text = " ".join(reason.split())
-    if len(text) > MAX_REASON:
-        raise BadRequestError(f"Keep the reason under {MAX_REASON} characters.")
-    return text
+    """The reason as the players will read it: the one rule for players' text."""
+    return player_text("reason", reason, limit=MAX_REASON)
 
 
 class Moderation:

@@ -40,6 +40,7 @@ from bot.service import consequences
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp, Handler
 from bot.service.errors import BadRequestError
 from bot.service.games import ALLOWED_DAYS, GameService
+from bot.service.inputs import player_text
 from bot.service.models import Picture, UserRef
 from bot.service.ratings import game_scores
 from rules.game import Game as RulesGame
@@ -71,6 +72,8 @@ from tournament.standings import (
 )
 from tournament.swiss import NoPairingError, pair_swiss_round
 
+MAX_NAME = 80
+"""A tournament's name: a title, a thread's name (100 characters with its trophy)."""
 MAX_ROUND_ROBIN = 16
 MAX_SWISS = 64
 BYE_POINTS = {"1": Fraction(1), "1/2": Fraction(1, 2), "0": Fraction(0)}
@@ -290,9 +293,7 @@ class TournamentService:
         round_days: int | None = None,
         options: str = "",
     ) -> TournamentView:
-        name = " ".join(name.split())
-        if not name or len(name) > 80 or any(not ch.isprintable() for ch in name):
-            raise BadRequestError("Give the tournament a name of 1 to 80 printable characters.")
+        name = player_text("name", name, limit=MAX_NAME, required=True)
         if format not in FORMAT_NAMES:
             raise BadRequestError("The format is round-robin or swiss.")
         swiss = format == "swiss"

@@ -29,6 +29,7 @@ from bot.service.catalogue import (
 from bot.service.clock import Clock
 from bot.service.engine import piece_infos, variant_info
 from bot.service.errors import BadRequestError
+from bot.service.inputs import player_name
 from bot.service.models import (
     DefinedVariant,
     GuildVariantLine,
@@ -302,9 +303,7 @@ class VariantService:
         out = []
         for own in await self.storage.variants.in_guild(guild_id):
             player = await self.storage.players.find(own.author_id)
-            author = (
-                player.display_name if player and player.display_name else f"<@{own.author_id}>"
-            )
+            author = player_name(own.author_id, player.display_name if player else "")
             out.append(
                 GuildVariantLine(
                     variant_info(await self._load(own.digest, []), own),

@@ -5,14 +5,15 @@ from __future__ import annotations
 import discord
 
 from bot.service.analysis import Review
-from bot.ui.format import clip
+from bot.ui.fit import fit_embed
+from bot.ui.format import clip, shown
 
 COLOUR = discord.Colour.from_rgb(84, 110, 139)
 
 
 def review_embed(review: Review) -> discord.Embed:
-    embed = discord.Embed(title=clip(f"Analysis of {review.title}", 256), colour=COLOUR)
-    embed.description = clip("\n".join(review.summary), 4096)
+    embed = discord.Embed(title=f"Analysis of {shown(review.title)}", colour=COLOUR)
+    embed.description = "\n".join(shown(line) for line in review.summary)
     if review.worst:
         embed.add_field(
             name="Where the game turned", value=clip("\n".join(review.worst), 1024), inline=False
@@ -30,5 +31,5 @@ def review_embed(review: Review) -> discord.Embed:
         inline=False,
     )
     embed.set_image(url=f"attachment://{review.graph.filename}")
-    embed.set_footer(text=clip(f"Fairy Post's engine: {review.footer}", 2048))
-    return embed
+    embed.set_footer(text=f"Fairy Post's engine: {review.footer}")
+    return fit_embed(embed)

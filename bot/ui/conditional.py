@@ -6,7 +6,8 @@ import discord
 
 from bot.service.conditional import Added, TreeView
 from bot.ui.embeds import GOLD, GREY
-from bot.ui.format import clip
+from bot.ui.fit import fit_embed
+from bot.ui.format import clip, shown
 
 DESCRIPTION_LIMIT = 4096
 INDENT = "\u2003"  # an em space: Discord keeps it at the start of a line
@@ -36,19 +37,19 @@ def tree_embed(
     g = view.game
     count = view.count
     embed = discord.Embed(
-        title=clip(f"Conditional moves · game #{g.id} · {view.variant_name}", 256),
+        title=f"Conditional moves · game #{g.id} · {shown(view.variant_name)}",
         colour=GOLD if count else GREY,
     )
     head = [headline] if headline else []
     if not count:
         body = [
-            f"You have no conditional moves against {view.opponent_name}.",
+            f"You have no conditional moves against {shown(view.opponent_name)}.",
             "While they are to move, add a line with `/conditional add`: their expected "
             "move, your answer, and so on.",
         ]
     else:
         moves = "answer" if count == 1 else "answers"
-        body = [f"{count} {moves} waiting for {view.opponent_name}'s moves:"]
+        body = [f"{count} {moves} waiting for {shown(view.opponent_name)}'s moves:"]
         lines = tree_lines(view)
         used = sum(len(x) + 1 for x in head + body)
         for i, line in enumerate(lines):
@@ -60,7 +61,7 @@ def tree_embed(
             used += len(line) + 1
     embed.description = "\n".join(head + body)
     embed.set_footer(text="Only you can see these. /conditional clear drops them all.")
-    return embed
+    return fit_embed(embed)
 
 
 def added_headline(added: Added) -> str:

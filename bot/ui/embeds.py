@@ -1,4 +1,7 @@
-"""Embeds built from the service's views: what players read beside the board picture."""
+"""Embeds built from the service's views: what players read beside the board picture.
+
+Names and texts that players chose go in through `shown` (their markdown and `@` inert), and
+every embed leaves through `fit_embed` (each part within Discord's limits)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from bot.service.models import (
     RulesView,
     VariantInfo,
 )
-from bot.ui.format import clip, days, deadline, mention
+from bot.ui.fit import fit_embed
+from bot.ui.format import clip, days, deadline, mention, shown
 from storage.models import ChallengeStatus, RatingChange
 
 GREEN = discord.Colour.from_rgb(84, 139, 84)
@@ -27,13 +31,13 @@ IMAGE = "attachment://board.png"
 def challenge_embed(view: ChallengeView, *, with_image: bool = True) -> discord.Embed:
     c = view.challenge
     v = view.variant
-    who = f"**{view.challenger_name}** challenges " + (
-        f"**{view.opponent_name}**" if view.opponent_name else "anyone in this channel"
+    who = f"**{shown(view.challenger_name)}** challenges " + (
+        f"**{shown(view.opponent_name)}**" if view.opponent_name else "anyone in this channel"
     )
     colour_text = {"white": "plays White", "black": "plays Black", "random": "colours at random"}
     embed = discord.Embed(
-        title=f"{v.name} — challenge #{c.id}",
-        description=f"{who}.\n*{clip(v.description, 300)}*",
+        title=f"{shown(v.name)} — challenge #{c.id}",
+        description=f"{who}.\n*{shown(one_line(v.description, 300))}*",
         colour=GOLD if c.status is ChallengeStatus.OPEN else GREY,
     )
     embed.add_field(name="Board", value=v.size)
@@ -50,11 +54,17 @@ def challenge_embed(view: ChallengeView, *, with_image: bool = True) -> discord.
         embed.set_footer(text="The starting array of this variant is reconstructed (see /rules).")
     if with_image:
         embed.set_image(url=IMAGE)
-    return embed
+    return fit_embed(embed)
+
+
+def one_line(text: str, limit: int) -> str:
+    """A player's text (a description may hold line breaks) on one line of a list."""
+    return clip(" ".join(text.split()), limit)
 
 
 def game_title(view: GameView) -> str:
-    return f"{view.variant.name} · {view.white_name} vs {view.black_name} · game #{view.game.id}"
+    names = f"{shown(view.white_name)} vs {shown(view.black_name)}"
+    return f"{shown(view.variant.name)} · {names} · game #{view.game.id}"
 
 
 def game_embed(
@@ -66,7 +76,7 @@ def game_embed(
     lines = []
     if headline:
         lines.append(headline)
-    lines.append(f"**{view.status}**")
+    lines.append(f"**{shown(view.status)}**")
     if g.is_active:
         if g.clock_paused:
             lines.append("⏸ Clock stopped: the player to move is on vacation.")
@@ -75,16 +85,17 @@ def game_embed(
     embed.description = "\n".join(lines)
     if view.recent_moves:
         embed.add_field(name="Last moves", value="\n".join(view.recent_moves), inline=False)
-    embed.add_field(name="White", value=view.white_name)
-    embed.add_field(name="Black", value=view.black_name)
+    embed.add_field(name="White", value=shown(view.white_name))
+    embed.add_field(name="Black", value=shown(view.black_name))
     if with_image:
         embed.set_image(url=IMAGE)
-    return embed
+    return fit_embed(embed)
 
 
 def rating_lines(changes: tuple[RatingChange, ...], names: dict[int, str]) -> str:
     return "\n".join(
-        f"{names.get(c.user_id, c.user_id)}: {c.rating_before:.0f} → {c.rating_after:.0f} "
+        f"{shown(names.get(c.user_id, str(c.user_id)))}: {c.rating_before:.0f} → "
+        f"{c.rating_after:.0f} "
         f"({c.delta:+.0f})"
         for c in changes
     )
@@ -93,7 +104,8 @@ def rating_lines(changes: tuple[RatingChange, ...], names: dict[int, str]) -> st
 def games_embed(
     user_name: str, games: list[GameSummary], *, finished: bool = False
 ) -> discord.Embed:
-    title = f"Finished games of {user_name}" if finished else f"Games of {user_name}"
+    who = shown(user_name)
+    title = f"Finished games of {who}" if finished else f"Games of {who}"
     embed = discord.Embed(title=title, colour=GREEN)
     if not games:
         embed.description = (
@@ -101,34 +113,40 @@ def games_embed(
             if finished
             else "No game in progress. Start one with /challenge."
         )
-        return embed
+        return fit_embed(embed)
     lines = []
     for s in games[:20]:
         g = s.game
         where = f"<#{g.thread_id}>" if g.thread_id else f"game #{g.id}"
         if finished:
             lines.append(
-                f"{where} · {s.variant_name} vs {s.opponent_name} ({s.color}) · {s.ending}"
+                f"{where} · {shown(s.variant_name)} vs {shown(s.opponent_name)} ({s.color}) · "
+                f"{shown(s.ending)}"
             )
             continue
-        turn = "**your turn**" if s.my_turn else f"{s.opponent_name} to move"
+        turn = "**your turn**" if s.my_turn else f"{shown(s.opponent_name)} to move"
         clock = f", {deadline(g.deadline_at)}" if g.deadline_at else ""
-        lines.append(f"{where} · {s.variant_name} vs {s.opponent_name} ({s.color}) · {turn}{clock}")
+        lines.append(
+            f"{where} · {shown(s.variant_name)} vs {shown(s.opponent_name)} ({s.color}) · "
+            f"{turn}{clock}"
+        )
     embed.description = clip("\n".join(lines), 4096)
     if len(games) > 20:
         embed.set_footer(text=f"and {len(games) - 20} more")
-    return embed
+    return fit_embed(embed)
 
 
 def variants_embed(infos: list[VariantInfo]) -> discord.Embed:
     """The built-in variants, then this server's own in a field of their own."""
     embed = discord.Embed(title="Variants", colour=GREEN)
     lines = [
-        f"**{v.name}** (`{v.id}`, {v.size}) — {clip(v.description, 90)}" for v in infos if not v.own
+        f"**{shown(v.name)}** (`{v.id}`, {v.size}) — {shown(one_line(v.description, 90))}"
+        for v in infos
+        if not v.own
     ]
     embed.description = clip("\n".join(lines), 4096)
     own = [
-        f"**{v.name}** (`{v.id}`, {v.size}, v{v.version} by {mention(v.author_id or 0)})"
+        f"**{shown(v.name)}** (`{v.id}`, {v.size}, v{v.version} by {mention(v.author_id or 0)})"
         for v in infos
         if v.own
     ]
@@ -140,18 +158,18 @@ def variants_embed(infos: list[VariantInfo]) -> discord.Embed:
         text="/rules VARIANT for the rules and the pieces, /challenge VARIANT to play, "
         "/variant define to add your own"
     )
-    return embed
+    return fit_embed(embed)
 
 
 def piece_embed(info: PieceInfo, variant_name: str) -> discord.Embed:
     embed = discord.Embed(
-        title=f"{info.name} ({info.letters}) in {variant_name}",
-        description=info.movement,
+        title=f"{shown(info.name)} ({info.letters}) in {shown(variant_name)}",
+        description=shown(info.movement),
         colour=GREEN,
     )
     embed.set_image(url=IMAGE)
     embed.set_footer(text="Dots: moves. Rings: captures. Both: moves or captures.")
-    return embed
+    return fit_embed(embed)
 
 
 def piece_value(centipawns: int | None) -> str:
@@ -167,28 +185,30 @@ def piece_value(centipawns: int | None) -> str:
 def rules_embed(view: RulesView) -> discord.Embed:
     v = view.variant
     embed = discord.Embed(
-        title=clip(f"{v.label} ({v.size})", 256),
-        description=clip(v.description, 4096) or None,
+        title=f"{shown(v.label)} ({v.size})",
+        description=shown(v.description) or None,
         colour=GREEN,
     )
     if v.own and v.author_id:
         embed.add_field(name="Defined by", value=mention(v.author_id))
     if v.inventor:
-        embed.add_field(name="Inventor", value=v.inventor, inline=False)
+        embed.add_field(name="Inventor", value=shown(v.inventor), inline=False)
     legend = "\n".join(
-        f"`{p.letters:>2}` {p.name} `{piece_value(p.value)}` — {p.movement}" for p in view.pieces
+        f"`{p.letters:>2}` {shown(p.name)} `{piece_value(p.value)}` — {shown(p.movement)}"
+        for p in view.pieces
     )
     embed.add_field(name="Pieces (value in Pawns)", value=clip(legend, 1024), inline=False)
     if view.summary:
-        embed.add_field(name="Rules", value=clip("\n".join(view.summary), 1024), inline=False)
+        rules = "\n".join(shown(line) for line in view.summary)
+        embed.add_field(name="Rules", value=clip(rules, 1024), inline=False)
     if v.options:
         embed.add_field(
             name="Options",
-            value=clip("\n".join(f"`{n}`: {d}" for n, d in v.options), 1024),
+            value=clip("\n".join(f"`{n}`: {shown(d)}" for n, d in v.options), 1024),
             inline=False,
         )
     embed.set_image(url=IMAGE)
-    return embed
+    return fit_embed(embed)
 
 
 def to_move_mention(view: GameView) -> str:
@@ -205,15 +225,16 @@ def defined_embed(result: DefinedVariant) -> discord.Embed:
         headline = f"Version {v.version} of `{v.id}` replaces version {result.replaced_version}."
     else:
         headline = f"`{v.id}` is now one of this server's variants: /challenge variant:{v.id}"
-    embed.description = clip(f"**{headline}**\n{v.description}", 4096)
+    embed.description = clip(f"**{headline}**\n{shown(v.description)}", 4096)
     if result.new_pieces:
-        names = ", ".join(f"{p.name} ({p.letters})" for p in result.new_pieces)
+        names = ", ".join(f"{shown(p.name)} ({p.letters})" for p in result.new_pieces)
         embed.add_field(name="New to Fairy Post", value=clip(names, 1024), inline=False)
-    embed.add_field(name="Sanity run", value=clip("\n".join(result.sanity), 1024), inline=False)
+    sanity = "\n".join(shown(line) for line in result.sanity)
+    embed.add_field(name="Sanity run", value=clip(sanity, 1024), inline=False)
     embed.set_footer(
         text="Games keep the version they start with. /variant export gives the file back."
     )
-    return embed
+    return fit_embed(embed)
 
 
 def variant_list_embed(lines: list[GuildVariantLine]) -> discord.Embed:
@@ -222,13 +243,14 @@ def variant_list_embed(lines: list[GuildVariantLine]) -> discord.Embed:
         embed.description = (
             "None yet. Write one (docs/variants.md) and add it with /variant define."
         )
-        return embed
+        return fit_embed(embed)
     embed.description = clip(
         "\n".join(
-            f"**{line.info.name}** (`{line.info.id}`, {line.info.size}) v{line.info.version} "
-            f"by {line.author_name} · {line.games} game{'' if line.games == 1 else 's'}"
+            f"**{shown(line.info.name)}** (`{line.info.id}`, {line.info.size}) "
+            f"v{line.info.version} by {shown(line.author_name)} · "
+            f"{line.games} game{'' if line.games == 1 else 's'}"
             for line in lines
         ),
         4096,
     )
-    return embed
+    return fit_embed(embed)

@@ -1,12 +1,48 @@
-"""Discord markup: mentions and timestamps, in one place."""
+"""Discord markup: mentions, who a post may ping, players' names, timestamps, in one place.
+
+A message pings only whom it names on purpose: the client's default allows user mentions and
+nothing else (never everyone, here or a role), and a post that pings passes `pings(...)`, the
+exact players, so a name written inside it cannot ping anyone else. Every name or text a
+player chose (a display name, a tournament's or a variant's name, a reason) goes into a
+message through `shown`, which keeps its markdown from formatting the message around it and
+its `@` from reading as a mention (names are already plain, one-line text: `rules.text`).
+Thread names, button labels and alt texts show no markdown and ping nobody: names go there
+as they are.
+"""
 
 from __future__ import annotations
 
+import discord
+
 DISCORD_LIMIT = 2000
+ZERO_WIDTH_SPACE = "\u200b"
+
+DEFAULT_MENTIONS = discord.AllowedMentions(
+    everyone=False, users=True, roles=False, replied_user=False
+)
+"""The client's default: a mention of a user may ping them; `@everyone`, `@here` and roles
+never do, whatever a message says."""
 
 
 def mention(user_id: int) -> str:
     return f"<@{user_id}>"
+
+
+def pings(*user_ids: int | None) -> discord.AllowedMentions:
+    """Who a post may ping: exactly these players (None: nobody, for a player unknown)."""
+    users = [discord.Object(i) for i in dict.fromkeys(i for i in user_ids if i is not None)]
+    return discord.AllowedMentions(everyone=False, users=users, roles=False, replied_user=False)
+
+
+NO_PINGS = discord.AllowedMentions.none()
+
+
+def shown(text: str) -> str:
+    """A player's name or text as a message shows it: markdown escaped (`**Cup**` stays as
+    typed), and every `@` followed by a zero-width space, so `@everyone` or `<@123>` in a
+    name is text, not a mention, even where mentions may ping."""
+    escaped = discord.utils.escape_markdown(text, ignore_links=False)
+    return escaped.replace("@", "@" + ZERO_WIDTH_SPACE)
 
 
 def channel(channel_id: int) -> str:
@@ -25,7 +61,11 @@ def deadline(when: int | None) -> str:
 
 
 def clip(text: str, limit: int = DISCORD_LIMIT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """`text` in at most `limit` characters, cut with "…" (never after a lone backslash,
+    which would escape the ellipsis)."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rstrip("\\") + "…"
 
 
 def days(seconds: int | None) -> str:

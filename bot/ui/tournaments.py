@@ -7,7 +7,8 @@ import discord
 
 from bot.service.tournaments import Table, TournamentView
 from bot.ui.embeds import GOLD, GREEN, GREY
-from bot.ui.format import clip, days, mention, timestamp
+from bot.ui.fit import fit_content, fit_embed
+from bot.ui.format import clip, days, mention, shown, timestamp
 from storage.models import Board, Game
 from tournament.model import points_text
 
@@ -25,8 +26,8 @@ def signup_embed(view: TournamentView) -> discord.Embed:
     t = view.tournament
     colour = GOLD if t.status == "signup" else GREEN if t.status == "running" else GREY
     embed = discord.Embed(
-        title=clip(f"🏆 {t.name} — tournament #{t.id}", 256),
-        description=f"A {view.format_name} of **{view.variant_name}**, organised by "
+        title=f"🏆 {shown(t.name)} — tournament #{t.id}",
+        description=f"A {view.format_name} of **{shown(view.variant_name)}**, organised by "
         f"{mention(t.created_by)}.",
         colour=colour,
     )
@@ -41,7 +42,7 @@ def signup_embed(view: TournamentView) -> discord.Embed:
         )
     embed.add_field(name="Clock", value=days(t.clock.move_seconds))
     embed.add_field(name="Rated", value="yes" if t.rated else "no")
-    names = ", ".join(name for _id, name in view.players) or "nobody yet"
+    names = ", ".join(shown(name) for _id, name in view.players) or "nobody yet"
     embed.add_field(
         name=f"Players ({len(view.players)}/{t.max_players})", value=clip(names, 1024), inline=False
     )
@@ -54,23 +55,24 @@ def signup_embed(view: TournamentView) -> discord.Embed:
         where = f" in <#{t.thread_id}>" if t.thread_id and t.status != "cancelled" else ""
         embed.add_field(
             name="Status",
-            value=STATUS[t.status] + (f" ({t.end_reason})" if t.end_reason else "") + where,
+            value=STATUS[t.status] + (f" ({shown(t.end_reason)})" if t.end_reason else "") + where,
             inline=False,
         )
     embed.set_footer(text=f"Tournament #{t.id}")
-    return embed
+    return fit_embed(embed)
 
 
 def table_embed(table: Table) -> discord.Embed:
     t = table.view.tournament
     embed = discord.Embed(
-        title=clip(f"{t.name} — standings", 256),
-        description=clip(f"```\n{table.text}\n```", 4000),
+        title=f"{shown(t.name)} — standings",
+        # A name with backquotes must not close the code block: they become look-alikes.
+        description=clip(f"```\n{table.text.replace('`', 'ˋ')}\n```", 4000),
         colour=GREEN if t.status == "running" else GREY,
     )
     embed.set_image(url=CROSSTABLE)
     embed.set_footer(text=f"Tournament #{t.id}")
-    return embed
+    return fit_embed(embed)
 
 
 def _cut(text: str) -> str:
@@ -116,8 +118,8 @@ def games_text(table: Table, names: dict[int, str]) -> str:
             state = game.result.value if game.result else "aborted"
         where = f" {game_link(b)}" if game is not None else ""
         lines.append(
-            f"R{b.round} {names.get(b.white_id, '?')} vs {names.get(b.black_id, '?')}: "
-            f"{state}{where}"
+            f"R{b.round} {shown(names.get(b.white_id, '?'))} vs "
+            f"{shown(names.get(b.black_id, '?'))}: {state}{where}"
         )
     return _cut("\n".join(lines) or "No games yet.")
 
@@ -130,15 +132,16 @@ def started_text(view: TournamentView) -> str:
 def game_post_text(view: TournamentView, game: Game, round_no: int) -> str:
     """A tournament game's post in the channel (its thread opens from it)."""
     return (
-        f"🏆 **{view.tournament.name}**, round {round_no}: {mention(game.white_id)} (White) vs "
-        f"{mention(game.black_id)} (Black) — game #{game.id}, in the thread below."
+        f"🏆 **{shown(view.tournament.name)}**, round {round_no}: "
+        f"{mention(game.white_id)} (White) vs {mention(game.black_id)} (Black) — "
+        f"game #{game.id}, in the thread below."
     )
 
 
 def result_text(white: str, black: str, game: Game, status: str) -> str:
     result = game.result.value.replace("1/2", "½") if game.result else "aborted"
     where = f" in <#{game.thread_id}>" if game.thread_id else ""
-    return f"Result: {white} {result} {black}{where} ({status})."
+    return fit_content(f"Result: {shown(white)} {result} {shown(black)}{where} ({shown(status)}).")
 
 
 def withdrawal_text(user_id: int, resigned: list[int], swiss: bool) -> str:
@@ -168,6 +171,6 @@ def final_text(table: Table) -> str:
     names = " and ".join(mention(r.entrant.id) for r in leaders)
     points = points_text(leaders[0].points) if leaders else "0"
     return (
-        f"🏆 **{t.name}** is over: {names} win{'s' if len(leaders) == 1 else ''} "
-        f"with {points} points!" + (f" ({t.end_reason})" if t.end_reason else "")
+        f"🏆 **{shown(t.name)}** is over: {names} win{'s' if len(leaders) == 1 else ''} "
+        f"with {points} points!" + (f" ({shown(t.end_reason)})" if t.end_reason else "")
     )

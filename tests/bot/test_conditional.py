@@ -61,7 +61,7 @@ async def refused(cond: ConditionalService, line: str, user: object = ANN) -> st
 
 
 def test_lines_split_on_spaces_or_on_commas() -> None:
-    assert split_line("e7-e5 Ng1-f3  Nb8-c6\tBf1-b5") == ["e7-e5", "Ng1-f3", "Nb8-c6", "Bf1-b5"]
+    assert split_line("e7-e5 Ng1-f3  Nb8-c6 Bf1-b5") == ["e7-e5", "Ng1-f3", "Nb8-c6", "Bf1-b5"]
     assert split_line("1... e5 2. Nf3 Nc6 3.Bb5") == ["e5", "Nf3", "Nc6", "Bb5"]
     assert split_line("e7 e5, g1 f3; b8c6\nBb5") == ["e7 e5", "g1 f3", "b8c6", "Bb5"]
     assert split_line("d7-d5 e4xd5 e.p.") == ["d7-d5", "e4xd5 e.p."]
@@ -70,8 +70,10 @@ def test_lines_split_on_spaces_or_on_commas() -> None:
             split_line(empty)
     with pytest.raises(ServiceError, match="at most 100"):
         split_line("a6 a3 " * 51)
-    with pytest.raises(ServiceError, match="a line holds at most 2000"):
+    with pytest.raises(ServiceError, match=r"`line` is 2,001 characters long \(at most 2,000\)"):
         split_line("a" * 2001)
+    with pytest.raises(ServiceError, match="`line` contains a tab"):
+        split_line("e5\tNf3")
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)

@@ -50,7 +50,7 @@ async def test_moderators_act_only_on_their_servers_games(
         await moderation.adjudicate(
             guild_id=GUILD, game_id=game_id, moderator=EVE, verdict=Verdict.DRAW, reason=" "
         )
-    with pytest.raises(BadRequestError, match="control characters"):
+    with pytest.raises(BadRequestError, match="`reason` contains a line break"):
         await moderation.cancel(guild_id=GUILD, game_id=game_id, moderator=EVE, reason="a\nb")
     with pytest.raises(BadRequestError, match=str(MAX_REASON)):
         await moderation.cancel(
