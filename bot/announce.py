@@ -26,7 +26,13 @@ from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.games import GameService
 from bot.service.models import GameView
 from bot.service.offer_posts import OfferPostService
-from bot.ui.embeds import challenge_embed, game_embed, rating_lines, to_move_mention
+from bot.ui.embeds import (
+    challenge_embed,
+    game_embed,
+    rating_lines,
+    settled_offer_text,
+    to_move_mention,
+)
 from bot.ui.fit import fit_content
 from bot.ui.format import NO_PINGS, count, deadline, mention, pings, shown
 from storage.models import Termination
@@ -279,7 +285,9 @@ async def settle_offer_posts(bot: Poster, game_id: int | None = None) -> None:
         try:
             channel = await channel_of(bot, post.channel_id)
             message = channel.get_partial_message(post.message_id)  # type: ignore[attr-defined]
-            await message.edit(content=post.text, view=None)
+            await message.edit(
+                content=settled_offer_text(post), view=None, allowed_mentions=NO_PINGS
+            )
         except discord.NotFound:
             log.info("the post of %s %s is gone; nothing to update", post.kind, post.request_id)
         await posts.settled(post.kind, post.request_id)

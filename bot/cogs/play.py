@@ -14,6 +14,7 @@ from bot.cogs.boards import acknowledge, post_move, post_view
 from bot.cogs.common import Fairy, answered, defer_first, fairy, install, send_error, user_ref
 from bot.service.models import EndResult, GameView, OfferView
 from bot.service.offer_posts import OfferPostService
+from bot.ui.embeds import settled_offer_text
 from bot.ui.format import NO_PINGS, mention, pings, shown
 
 log = logging.getLogger("fairypost.play")
@@ -225,7 +226,9 @@ class Play(commands.Cog):
         # this post was being sent may have settled the request already.
         for post in await posts.to_settle(offer.game.id):
             if (post.kind, post.request_id) == (kind, request_id):
-                await message.edit(content=post.text, view=None)
+                await message.edit(
+                    content=settled_offer_text(post), view=None, allowed_mentions=NO_PINGS
+                )
                 await posts.settled(kind, request_id)
 
 

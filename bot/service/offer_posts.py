@@ -23,7 +23,12 @@ class SettledOfferPost:
     request_id: int
     channel_id: int
     message_id: int
-    text: str  # what the post says now
+    by_name: str  # who made the request
+    status: RequestStatus
+    why: str = ""
+    """Why it lapsed: "the game is over", "moved before it was accepted" (said of its
+    player), "the game moved on before it was answered". `bot.ui.embeds.settled_offer_text`
+    words the post."""
 
 
 WHAT = {"draw": "draw offer", "takeback": "takeback request"}
@@ -45,19 +50,24 @@ class OfferPostService:
         for post in await self.storage.offer_posts.unsettled(game_id):
             by = await self.games.name_of(post.by_id)
             game = await self.storage.games.get(post.game_id)
-            what = WHAT[post.kind]
+            why = ""
             if post.status is RequestStatus.LAPSED:
                 if not game.is_active:
                     why = "the game is over"
                 elif post.kind == "draw":
-                    why = f"{by} moved before it was accepted"
+                    why = "moved before it was accepted"
                 else:
                     why = "the game moved on before it was answered"
-                text = f"{by}'s {what} lapsed: {why}."
-            else:
-                text = f"{by}'s {what} was {post.status.value}."
             out.append(
-                SettledOfferPost(post.kind, post.request_id, post.channel_id, post.message_id, text)
+                SettledOfferPost(
+                    post.kind,
+                    post.request_id,
+                    post.channel_id,
+                    post.message_id,
+                    by,
+                    post.status,
+                    why,
+                )
             )
         return out
 

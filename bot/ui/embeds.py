@@ -17,9 +17,10 @@ from bot.service.models import (
     RulesView,
     VariantInfo,
 )
+from bot.service.offer_posts import WHAT, SettledOfferPost
 from bot.ui.fit import fit_embed
 from bot.ui.format import clip, days, deadline, mention, shown
-from storage.models import ChallengeStatus, RatingChange
+from storage.models import ChallengeStatus, RatingChange, RequestStatus
 
 GREEN = discord.Colour.from_rgb(84, 139, 84)
 GOLD = discord.Colour.from_rgb(196, 160, 64)
@@ -209,6 +210,17 @@ def rules_embed(view: RulesView) -> discord.Embed:
         )
     embed.set_image(url=IMAGE)
     return fit_embed(embed)
+
+
+def settled_offer_text(post: SettledOfferPost) -> str:
+    """A draw offer's or takeback request's post once it is settled: who made it and what
+    became of it."""
+    by = shown(post.by_name)
+    what = WHAT[post.kind]
+    if post.status is not RequestStatus.LAPSED:
+        return f"{by}'s {what} was {post.status.value}."
+    why = f"{by} {post.why}" if post.why.startswith("moved") else post.why
+    return f"{by}'s {what} lapsed: {why}."
 
 
 def to_move_mention(view: GameView) -> str:
