@@ -283,6 +283,10 @@ class Position:
                 continue
             if kind == 3 and not self.virgin[o]:
                 continue
+            if kind == 4:
+                if sum(1 for s in alts[0] if board[s]) == 1:
+                    return True
+                continue
             for alt in alts:
                 for s in alt:
                     if board[s]:
@@ -361,6 +365,23 @@ class Position:
                 else:
                     append(c)
                     break
+        for pairs, mode, mfrom, cfrom, hop in sm.masked:
+            # A piece confined to a region: code 0 marks squares it passes but cannot stop on.
+            screen = not hop
+            i = 0
+            for d, c in pairs:
+                p = board[d]
+                if not screen:
+                    if p:
+                        screen = True
+                    continue
+                if p:
+                    if c and mode & CAPTURE and i >= cfrom and (p & 1) != side:
+                        append(c)
+                    break
+                if c and mode & MOVE and i >= mfrom:
+                    append(c)
+                i += 1
         if sm.cond:
             for cond, d, c, mode, alts in sm.cond:
                 if cond & COND_INITIAL and not self.virgin[o]:
@@ -526,8 +547,11 @@ class Position:
                 continue
             for face in t.family_faces[code >> 1]:
                 forbidden = t.no_drop_rows[face << 1 | side]
+                region = t.mask[face << 1 | side]
                 for sq in empties:
                     if forbidden and geo.row(sq, side) in forbidden:
+                        continue
+                    if region is not None and sq not in region:
                         continue
                     out.append(face | sq << 8 | DROP << KIND_SHIFT)
 
@@ -683,10 +707,16 @@ class Position:
         such a line may make or break the hopper's screen, so those moves are tested in
         full. Our own move never brings an enemy hopper onto a line."""
         board = self.board
+        t = self.t
         out: set[int] = set()
-        for squares, _riders, _limits, hoppers in self.t.ray_probes[enemy][king]:
+        for squares, _riders, _limits, hoppers in t.ray_probes[enemy][king]:
             if hoppers and any(board[s] in hoppers for s in squares):
                 out.update(squares)
+        for code in t.forward_hoppers[enemy]:
+            for o in self.pieces[code]:
+                for kind, alts in t.special_map(code, o).get(king, ()):
+                    if kind == 4:
+                        out.update(alts[0])
         return out
 
     def _castling_ok(self, c: int) -> bool:

@@ -10,6 +10,7 @@ from functools import cache
 
 from rules.betza import Component, Kind
 from rules.movement import components_from_entry
+from rules.regions import format_squares
 from rules.variant import PieceType, Variant, catalogue
 
 
@@ -83,6 +84,12 @@ def _squares(variant: Variant, squares: frozenset[int]) -> str:
     return ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1]
 
 
+def _region(v: Variant, name: str) -> str:
+    """A region as players read it: its name and White's squares."""
+    squares = format_squares(v.region(name).of(0), v.geometry)
+    return f"{name.replace('-', ' ')} ({squares} for White)"
+
+
 def rules_summary(v: Variant) -> tuple[str, ...]:
     """Short rule lines generated from the variant's data."""
     lines = []
@@ -135,6 +142,11 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
                 else ""
             )
             lines.append(f"{p.name}: {' and '.join(parts)} to {to}{extra}.")
+        if p.region:
+            lines.append(f"{p.name}: never leaves the {_region(v, p.region)}.")
+        for rm in p.region_moves:
+            moves = " ".join(c.source for c in rm.components if c.source) or "more moves"
+            lines.append(f"{p.name}: in the {_region(v, rm.region)} it also moves {moves}.")
         if p.initial_leap:
             lines.append(f"{p.name}: on its first move it may leap two squares (Metamachy rule).")
         if p.once_per_game:

@@ -60,6 +60,9 @@ class SquareMoves:
     capture_from). `hops`: capturing hopper rays (pairs, mode). `lames`: (dest, code, mode,
     alternatives of squares that must be empty). `cond`: conditional entries
     (condition, dest, code, mode, alternatives) for initial-only and once-per-game moves.
+    `masked`: rays of a piece confined to a region, as (pairs, mode, move_from, capture_from,
+    hop), where a code of 0 marks a square the ray passes (and is blocked by) but may not
+    stop on.
     """
 
     leaps: tuple[tuple[int, int, int], ...] = ()
@@ -68,6 +71,7 @@ class SquareMoves:
     hops: tuple[tuple[Pairs, int], ...] = ()
     lames: tuple[tuple[int, int, int, tuple[tuple[int, ...], ...]], ...] = ()
     cond: tuple[tuple[int, int, int, int, tuple[tuple[int, ...], ...]], ...] = ()
+    masked: tuple[tuple[Pairs, int, int, int, bool], ...] = ()
 
 
 EMPTY_MOVES = SquareMoves()
@@ -92,9 +96,18 @@ class _Builder:
     hops: list[tuple[Pairs, int]] = field(default_factory=list)
     lames: list[tuple[int, int, int, tuple[tuple[int, ...], ...]]] = field(default_factory=list)
     cond: list[tuple[int, int, int, int, tuple[tuple[int, ...], ...]]] = field(default_factory=list)
+    masked: list[tuple[Pairs, int, int, int, bool]] = field(default_factory=list)
 
     def freeze(self) -> SquareMoves:
-        if not (self.leaps or self.slides or self.rays or self.hops or self.lames or self.cond):
+        if not (
+            self.leaps
+            or self.slides
+            or self.rays
+            or self.hops
+            or self.lames
+            or self.cond
+            or self.masked
+        ):
             return EMPTY_MOVES
         return SquareMoves(
             tuple(self.leaps),
@@ -103,6 +116,7 @@ class _Builder:
             tuple(self.hops),
             tuple(self.lames),
             tuple(self.cond),
+            tuple(self.masked),
         )
 
 
@@ -130,28 +144,75 @@ def _path_squares(geo: Geometry, o: int, path: tuple[Vector, ...]) -> list[int]:
     return out
 
 
+Extras = tuple[tuple[frozenset[int], tuple[Component, ...]], ...]
+
+
 def compile_square(
-    geo: Geometry, comps: tuple[Component, ...], once: tuple[Component, ...], color: int, o: int
+    geo: Geometry,
+    comps: tuple[Component, ...],
+    once: tuple[Component, ...],
+    color: int,
+    o: int,
+    mask: frozenset[int] | None = None,
+    extras: Extras = (),
 ) -> SquareMoves:
-    """The move table of a piece with these components, for `color`, from square `o`."""
+    """The move table of a piece with these components, for `color`, from square `o`.
+
+    `mask`: the piece's region (it may stop only on those squares; others still block).
+    `extras`: (region, components) moves the piece has while standing in the region, every
+    square they pass or reach lying in it."""
     b = _Builder()
 
     def code(dest: int, flags: int) -> int:
         return o | dest << 8 | flags
 
-    def entries(c: Component, cond: int) -> None:
+    def ray(
+        pairs: list[tuple[int, int]], mode: int, hop: bool, mfrom: int = 0, cfrom: int = 0
+    ) -> None:
+        """A ray, its squares already cut to the region it must stay in. Straight riders
+        (mfrom = -1) that move and capture alike are `slides`; bent and path riders always
+        `rays`, which the special attack maps read."""
+        if not pairs:
+            return
+        if mask is not None and any(s not in mask for s, _c in pairs):
+            masked = tuple((s, c if s in mask else 0) for s, c in pairs)
+            b.masked.append((masked, mode, max(mfrom, 0), cfrom, hop))
+        elif hop:
+            b.hops.append((tuple(pairs), mode))
+        elif mode == MOVE | CAPTURE and mfrom < 0:
+            b.slides.append(tuple(pairs))
+        else:
+            b.rays.append((tuple(pairs), mode, max(mfrom, 0), cfrom))
+
+    def entries(c: Component, cond: int, inside: frozenset[int] | None) -> None:
         mode = _mode(c)
         flags = _flags(c) | (MC.ONCE if cond & COND_ONCE else 0)
+
+        def stop(d: int) -> bool:
+            return (mask is None or d in mask) and (inside is None or d in inside)
+
+        def within(squares: list[int]) -> list[int]:
+            """The squares up to the first outside the region the move must stay in."""
+            if inside is None:
+                return squares
+            for i, s in enumerate(squares):
+                if s not in inside:
+                    return squares[:i]
+            return squares
+
         if c.kind in (Kind.LEAP, Kind.LAME):
             for v in sorted(c.vectors):
                 dx, dy = oriented(v, color)
                 d = geo.offset(o, dx, dy)
-                if d is None:
+                if d is None or not stop(d):
                     continue
                 alts: tuple[tuple[int, ...], ...] = ()
                 if c.kind is Kind.LAME:
                     mids = [geo.offset(o, *oriented(m, color)) for m in lame_intermediates(v)]
-                    alts = (tuple(m for m in mids if m is not None),)
+                    between = tuple(m for m in mids if m is not None)
+                    if inside is not None and any(m not in inside for m in between):
+                        continue
+                    alts = (between,)
                 if cond:
                     b.cond.append((cond, d, code(d, flags), mode, alts))
                 elif alts:
@@ -162,7 +223,8 @@ def compile_square(
             by_dest: dict[int, list[tuple[int, ...]]] = {}
             for path in c.paths:
                 squares = _path_squares(geo, o, tuple(oriented(v, color) for v in path))
-                if len(squares) == len(path):
+                complete = len(squares) == len(path) and len(within(squares)) == len(squares)
+                if complete and stop(squares[-1]):
                     by_dest.setdefault(squares[-1], []).append(tuple(squares[:-1]))
             for d, alt_list in sorted(by_dest.items()):
                 alts = tuple(dict.fromkeys(alt_list))
@@ -174,45 +236,40 @@ def compile_square(
             raise ValueError("conditional riders are not supported")
         elif c.kind in (Kind.RIDE, Kind.HOP):
             for v in sorted(c.vectors):
-                squares = ray_squares(geo, o, oriented(v, color), c.range)
-                if not squares:
-                    continue
-                pairs = tuple((s, code(s, flags)) for s in squares)
-                if c.kind is Kind.HOP:
-                    b.hops.append((pairs, mode))
-                elif mode == MOVE | CAPTURE:
-                    b.slides.append(pairs)
-                else:
-                    b.rays.append((pairs, mode, 0, 0))
+                squares = within(ray_squares(geo, o, oriented(v, color), c.range))
+                ray([(s, code(s, flags)) for s in squares], mode, c.kind is Kind.HOP, -1)
         elif c.kind is Kind.BENT:
             never = NO_LIMIT
             for first, seconds in c.second:
                 fx, fy = oriented(first, color)
                 s1 = geo.offset(o, fx, fy)
-                if s1 is None:
+                if s1 is None or not within([s1]):
                     continue
                 first_move = 0 if c.min_move_steps <= 1 else never
-                b.rays.append((((s1, code(s1, flags)),), mode, first_move, 0))
+                if mask is None or s1 in mask:
+                    b.rays.append((((s1, code(s1, flags)),), mode, first_move, 0))
                 for second in seconds:
                     sx, sy = oriented(second, color)
-                    leg = [s1, *ray_squares(geo, s1, (sx, sy), None)]
+                    leg = within([s1, *ray_squares(geo, s1, (sx, sy), None)])
                     if len(leg) < 2:
                         continue
-                    pairs = tuple((s, code(s, flags)) for s in leg)
-                    b.rays.append((pairs, mode, max(1, c.min_move_steps - 1), 1))
+                    pairs = [(s, code(s, flags)) for s in leg]
+                    ray(pairs, mode, False, max(1, c.min_move_steps - 1), 1)
         elif c.kind is Kind.PATH_RIDE:
             for path in c.paths:
-                squares = _path_squares(geo, o, tuple(oriented(v, color) for v in path))
-                if squares:
-                    pairs = tuple((s, code(s, flags)) for s in squares)
-                    b.rays.append((pairs, mode, 0, 0))
+                squares = within(_path_squares(geo, o, tuple(oriented(v, color) for v in path)))
+                ray([(s, code(s, flags)) for s in squares], mode, False, 0, 0)
         else:  # pragma: no cover - every kind is handled above
             raise ValueError(f"unknown kind {c.kind}")
 
     for c in comps:
-        entries(c, COND_INITIAL if c.initial else 0)
+        entries(c, COND_INITIAL if c.initial else 0, None)
     for c in once:
-        entries(c, COND_ONCE | (COND_INITIAL if c.initial else 0))
+        entries(c, COND_ONCE | (COND_INITIAL if c.initial else 0), None)
+    for region, region_comps in extras:
+        if o in region:
+            for c in region_comps:
+                entries(c, 0, region)
     return b.freeze()
 
 
@@ -299,6 +356,13 @@ class Tables:
     gate_squares: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
     demote: tuple[int, ...] = ()  # code -> hand code of the type it promoted from (0: none)
     z_promoted: tuple[int, ...] = ()  # per square: a promoted piece stands there
+    mask: list[frozenset[int] | None] = field(default_factory=list)  # the piece's region
+    extras: list[Extras] = field(default_factory=list)  # region moves: (region, components)
+    forward: list[tuple[Component, ...] | None] = field(default_factory=list)
+    """Pieces whose region rules hide attacks from the reverse probes: the components whose
+    attacks are found from the piece's own square instead (None for every other piece)."""
+    forward_hoppers: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    """Codes by colour of the pieces above with a hopping attack (their screens matter)."""
     _special: dict[tuple[int, int], dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]] = (
         field(default_factory=dict)
     )
@@ -313,7 +377,15 @@ class Tables:
         sm = self.moves[code][o]
         if sm is None:
             piece = self.variant.piece(self.type_ids[code >> 1])
-            sm = compile_square(self.geo, piece.components, piece.once_per_game, code & 1, o)
+            sm = compile_square(
+                self.geo,
+                piece.components,
+                piece.once_per_game,
+                code & 1,
+                o,
+                self.mask[code],
+                self.extras[code],
+            )
             self.moves[code][o] = sm
         return sm
 
@@ -322,13 +394,35 @@ class Tables:
     ) -> dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]:
         """Targets a special attacker on `o` may capture on, with their conditions:
         (kind, squares) where kind 0 = one of `squares` tuples empty, 1 = all empty,
-        2 = once-per-game right still unused, 3 = the piece has never moved."""
+        2 = once-per-game right still unused, 3 = the piece has never moved, 4 = exactly
+        one of the squares occupied (a hopper's screen)."""
         key = (code, o)
         found = self._special.get(key)
         if found is not None:
             return found
         out: dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]] = {}
-        sm = self.square_moves(code, o)
+        comps = self.forward[code]
+        if comps is None:
+            sm = self.square_moves(code, o)
+        else:
+            piece = self.variant.piece(self.type_ids[code >> 1])
+            color = code & 1
+            sm = compile_square(
+                self.geo, comps, piece.once_per_game, color, o, self.mask[code], self.extras[code]
+            )
+            for dest, _c, mode in sm.leaps:
+                if mode & CAPTURE:
+                    out.setdefault(dest, []).append((1, ((),)))
+            rides = [(pairs, CAPTURE, 0, 0, False) for pairs in sm.slides]
+            rides += [(pairs, mode, 0, 0, True) for pairs, mode in sm.hops]
+            for pairs, mode, _mf, cfrom, hop in (*rides, *sm.masked):
+                if mode & CAPTURE:
+                    squares = [s for s, _ in pairs]
+                    for i in range(cfrom, len(squares)):
+                        if pairs[i][1]:
+                            out.setdefault(squares[i], []).append(
+                                (4 if hop else 1, (tuple(squares[:i]),))
+                            )
         for dest, _c, mode, alts in sm.lames:
             if mode & CAPTURE:
                 out.setdefault(dest, []).append((0, alts))
@@ -354,9 +448,10 @@ class Tables:
         out: set[int] = set()
         for code in self.special_codes[by]:
             for o in range(self.geo.size):
-                for _kind, alts in self.special_map(code, o).get(king, ()):
-                    for alt in alts:
-                        out.update(alt)
+                for kind, alts in self.special_map(code, o).get(king, ()):
+                    if kind != 4:  # hoppers' lines are looked at where they stand
+                        for alt in alts:
+                            out.update(alt)
         result = frozenset(out)
         self._sensitive[key] = result
         return result
@@ -494,9 +589,11 @@ def build_tables(variant: Variant) -> Tables:
         specials: list[int] = []
         for i, p in enumerate(pieces, start=1):
             code = i << 1 | by
-            is_special = special_attacker(p.components, p.once_per_game)
+            is_special = special_attacker(p.components, p.once_per_game) or bool(
+                p.region or p.region_moves
+            )
             for c in p.components:
-                if not c.capture or not _is_reverse_probe(c):
+                if not c.capture or not _is_reverse_probe(c) or p.region:
                     continue
                 for v in c.vectors:
                     dx, dy = oriented(v, by)
@@ -557,6 +654,36 @@ def build_tables(variant: Variant) -> Tables:
             per_square.append(tuple(origins))
         ep_origins.append(per_square)
 
+    mask: list[frozenset[int] | None] = [None] * ncodes
+    extras: list[Extras] = [() for _ in range(ncodes)]
+    forward_comps: list[tuple[Component, ...] | None] = [None] * ncodes
+    for i, p in enumerate(pieces, start=1):
+        for color in (0, 1):
+            code = i << 1 | color
+            if p.region:
+                mask[code] = variant.region(p.region).of(color)
+            extras[code] = tuple(
+                (variant.region(rm.region).of(color), rm.components) for rm in p.region_moves
+            )
+            if p.region:
+                forward_comps[code] = p.components
+            elif p.region_moves:
+                forward_comps[code] = tuple(c for c in p.components if not _is_reverse_probe(c))
+            if p.region_moves:
+                dedupe[code] = True  # a region move may repeat one of the piece's own
+    forward_hoppers = tuple(
+        tuple(
+            code
+            for code in range(2 | color, ncodes, 2)
+            if forward_comps[code] is not None
+            and any(
+                c.kind is Kind.HOP and c.capture
+                for c in (*(forward_comps[code] or ()), *(c for _r, cs in extras[code] for c in cs))
+            )
+        )
+        for color in (0, 1)
+    )
+
     max_count = 2 * geo.size
     tables = Tables(
         variant=variant,
@@ -596,6 +723,10 @@ def build_tables(variant: Variant) -> Tables:
         z_gate=[[key() for _ in range(geo.size)] for _ in range(ncodes)],
         z_reserve=[key() for _ in range(ncodes)],
         z_once=(key(), key()),
+        mask=mask,
+        extras=extras,
+        forward=forward_comps,
+        forward_hoppers=(forward_hoppers[0], forward_hoppers[1]),
     )
     # Castling rights are hashed as King-Rook pairs, not as separate unmoved flags: a
     # King that has moved and a Rook that has not make no right, whatever their flags.

@@ -29,6 +29,7 @@ from rules.betza import Component, Kind, parse_betza
 from rules.errors import BetzaError, UnknownVariantError, VariantError
 from rules.geometry import Geometry
 from rules.movement import MOVEMENT_KEYS, components_from_entry
+from rules.regions import Region, build_regions, region_named
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 VARIANTS_DIR = PACKAGE_DIR / "variants"
@@ -53,6 +54,7 @@ TOP_KEYS = {
     "reserve",
     "options",
     "decisions",
+    "regions",
 }
 CATALOGUE_KEYS = {"name", "aliases", "royal", *MOVEMENT_KEYS}
 PIECE_KEYS = {
@@ -66,6 +68,8 @@ PIECE_KEYS = {
     "once-per-game",
     "succession",
     "no-drop-rows",
+    "region",
+    "region-moves",
 }
 PROMOTION_KEYS = {"to", "compulsory-rows", "optional-rows", "limit", "pawn-moves-only"}
 RULES_KEYS = {
@@ -100,6 +104,16 @@ class Promotion:
 
 
 @dataclass(frozen=True, slots=True)
+class RegionMoves:
+    """Moves a piece has only while it stands in `region`, every square they pass or reach
+    lying in that region too (the Xiangqi Soldier's sideways step across the river, Janggi's
+    palace diagonals)."""
+
+    region: str
+    components: tuple[Component, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PieceType:
     """A piece as one variant uses it: its letters, name and complete movement."""
 
@@ -116,6 +130,9 @@ class PieceType:
     once_per_game: tuple[Component, ...] = ()
     succession: str | None = None
     no_drop_rows: frozenset[int] = frozenset()
+    region: str | None = None
+    """The piece never leaves this region: it moves, captures and is dropped only there."""
+    region_moves: tuple[RegionMoves, ...] = ()
 
     @property
     def is_pawn(self) -> bool:
@@ -193,6 +210,7 @@ class Variant:
     """Shatranj: a side left with only its royal piece loses, unless it bares the other
     King in its reply (a draw)."""
     zone: Zone | None = None
+    regions: tuple[Region, ...] = ()
     option_defs: tuple[OptionDef, ...] = ()
     options: frozenset[str] = frozenset()
     decisions: tuple[str, ...] = ()
@@ -208,6 +226,12 @@ class Variant:
 
     def piece(self, piece_id: str) -> PieceType:
         return self._by_id[piece_id]
+
+    def region(self, name: str) -> Region:
+        for r in self.regions:
+            if r.name == name:
+                return r
+        raise KeyError(name)
 
     def has_piece(self, piece_id: str) -> bool:
         return piece_id in self._by_id
@@ -827,7 +851,8 @@ def _build(
     if status not in STATUSES:
         raise VariantError(source, "status", f"must be one of {', '.join(STATUSES)}")
 
-    pieces = _build_pieces(data, source, geometry)
+    regions = build_regions(data.get("regions"), geometry, source)
+    pieces = _build_pieces(data, source, geometry, {r.name: r for r in regions})
     by_id = {p.id: p for p in pieces}
 
     def square(value: Any, key: str) -> int:
@@ -1013,6 +1038,7 @@ def _build(
         demote_to_hand=flags["demote-to-hand"],
         bare_king=bare_king == "loss",
         zone=zone,
+        regions=regions,
         option_defs=option_defs,
         options=options,
         decisions=tuple(decisions),
@@ -1081,7 +1107,9 @@ def _rows(value: Any, source: str, key: str, ranks: int) -> frozenset[int]:
     return frozenset(value)
 
 
-def _build_pieces(data: dict[str, Any], source: str, geometry: Geometry) -> tuple[PieceType, ...]:
+def _build_pieces(
+    data: dict[str, Any], source: str, geometry: Geometry, regions: Mapping[str, Region]
+) -> tuple[PieceType, ...]:
     table = data.get("pieces")
     if not isinstance(table, dict) or not table:
         raise VariantError(source, "pieces", "required: a table of piece ids and their letters")
@@ -1158,6 +1186,10 @@ def _build_pieces(data: dict[str, Any], source: str, geometry: Geometry) -> tupl
         if (once or leap) and not royal:
             raise VariantError(source, key, "only a royal piece has once-per-game or initial leaps")
         _check_expressible(comps, once, source, key)
+        region = merged.get("region")
+        if region is not None:
+            region_named(regions, region, source, f"{key}.region")
+        region_moves = _build_region_moves(merged.get("region-moves"), regions, source, key)
         out.append(
             PieceType(
                 id=pid,
@@ -1175,8 +1207,37 @@ def _build_pieces(data: dict[str, Any], source: str, geometry: Geometry) -> tupl
                 no_drop_rows=_rows(
                     merged.get("no-drop-rows", []), source, f"{key}.no-drop-rows", geometry.ranks
                 ),
+                region=region,
+                region_moves=region_moves,
             )
         )
+    return tuple(out)
+
+
+def _build_region_moves(
+    raw: Any, regions: Mapping[str, Region], source: str, key: str
+) -> tuple[RegionMoves, ...]:
+    """`region-moves = [{ region = "across-river", betza = "sW" }]`: each entry names a
+    region and gives movement with the usual keys (betza, bent, paths, ...)."""
+    if raw is None:
+        return ()
+    key = f"{key}.region-moves"
+    if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
+        raise VariantError(source, key, 'a list of tables: [{ region = "palace", betza = "F" }]')
+    out = []
+    for i, entry in enumerate(raw):
+        at = f"{key}[{i}]"
+        unknown = set(entry) - {"region", *MOVEMENT_KEYS}
+        if unknown:
+            raise VariantError(source, f"{at}.{sorted(unknown)[0]}", "unknown key")
+        region_named(regions, entry.get("region"), source, f"{at}.region")
+        if not any(k in entry for k in MOVEMENT_KEYS):
+            raise VariantError(source, at, "gives no movement (betza = ...)")
+        comps = components_from_entry(entry, source, at)
+        for c in comps:
+            if c.initial:
+                raise VariantError(source, at, f"{c.source!r}: 'i' moves are not region moves")
+        out.append(RegionMoves(entry["region"], tuple(comps)))
     return tuple(out)
 
 
@@ -1292,7 +1353,7 @@ def _build_castling(
     by_id: dict[str, PieceType],
 ) -> tuple[tuple[StandardCastling, ...], FastCastling | None]:
     raw = data.get("castling")
-    if raw is None:
+    if raw is None or raw is False:  # `castling = false` removes a parent's castling
         return (), None
     if not isinstance(raw, dict):
         raise VariantError(source, "castling", "must be a table")
