@@ -47,7 +47,7 @@ _BOARD_RE = re.compile(
 _CASTLE_RE = re.compile(
     rf"(?P<castle>[Oo0]-[Oo0]-[Oo0]|[Oo0]-[Oo0])(?:\((?P<dest>{_SQ})\))?(?P<gate>{_GATE})?"
 )
-_DROP_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}})(?P<sep>[*@])(?P<target>{_SQ})")
+_DROP_RE = re.compile(rf"(?P<letters>[A-Z]{{1,2}}|\+)(?P<sep>[*@])(?P<target>{_SQ})")
 _SWAP_RE = re.compile(
     rf"(?P<kl>[A-Z]{{1,2}})?(?P<king>{_SQ})<>(?P<pl>[A-Z]{{1,2}})?(?P<prince>{_SQ})"
 )
@@ -91,7 +91,18 @@ def _letters(pos: Position, letters: Letters | None) -> Letters:
 
 
 def _drop_letters(lt: Letters, piece_id: str) -> str:
-    return lt.of(piece_id) or "P"
+    """A piece's letters in drops, placements and gates. The Pawn, which has none, is `P`,
+    or `+` where `P` is another piece's letter (as in setups and the position text)."""
+    return lt.of(piece_id) or ("P" if lt.find("P") is None else "+")
+
+
+def _dropped_piece(lt: Letters, letters: str) -> str | None:
+    """The piece that drop, placement or gate letters name: the piece with those letters,
+    else the Pawn for `P` (when no piece has that letter) or `+`."""
+    pid = lt.find(letters) if letters != "+" else None
+    if pid is None and letters in ("P", "+"):
+        pid = lt.find("")
+    return pid
 
 
 # ---------------------------------------------------------------------------- formatting
@@ -581,11 +592,7 @@ def _select_hand_gate(
     t = pos.t
     letters, _at, square = gate.partition("@")
     letters = letters.upper()
-    pid = (
-        lt.find(letters)
-        if letters != "P"
-        else next((p.id for p in pos.variant.pieces if p.is_pawn), None)
-    )
+    pid = _dropped_piece(lt, letters)
     if pid is None:
         raise InvalidMoveError(raw, f"{letters} is not a piece letter of {pos.variant.name}")
     gated = [c for c in candidates if c >= MC.GATED]
@@ -715,7 +722,7 @@ def _parse_drop(pos: Position, raw: str, letters: str, target_name: str, lt: Let
                 raw, "the placement phase is over: reserve pieces enter by gating"
             )
         raise IllegalMoveError(raw, f"there are no drops in {v.name}")
-    pid = lt.find(letters) if letters != "P" else next((p.id for p in v.pieces if p.is_pawn), None)
+    pid = _dropped_piece(lt, letters)
     if pid is None:
         raise InvalidMoveError(raw, f"{letters} is not a piece letter of {v.name}")
     for c in pos.legal_codes():
@@ -741,7 +748,7 @@ def _parse_placement(pos: Position, raw: str, letters: str, target_name: str, lt
     t = pos.t
     geo = t.geo
     target = _square(pos, raw, target_name)
-    pid = lt.find(letters)
+    pid = _dropped_piece(lt, letters)
     for c in pos.legal_codes():
         if (c >> 8) & 0xFF == target and t.type_ids[c & 0xFF] == pid:
             return c

@@ -69,6 +69,20 @@ class PieceOnBoard:
     name: str
 
 
+_SAME_MOVE = ~(F_PAWN | F_DOUBLE)
+
+
+def _merged(codes: list[int]) -> list[int]:
+    """Each move once, when two parts of a piece's movement give it (Medusa's Q and AD, a
+    `pawn-moves` step that `betza` has too): codes that differ only in their pawn-move
+    and double-step flags are one move, carrying the flags of both."""
+    seen: dict[int, int] = {}
+    for c in codes:
+        key = c & _SAME_MOVE
+        seen[key] = seen.get(key, 0) | c
+    return list(seen.values())
+
+
 class Position:
     """A position of one variant. Create it with `start()` or `rules.postext.parse()`."""
 
@@ -447,7 +461,7 @@ class Position:
                 start = len(out)
                 self._piece_codes(code, o, out)
                 if dedupe[code] and len(out) > start:
-                    out[start:] = list(dict.fromkeys(out[start:]))
+                    out[start:] = _merged(out[start:])
                 if promo[code] is not None:
                     self._promote(code, start, out)
         if self.ep >= 0:
@@ -1255,27 +1269,42 @@ class Position:
         return None
 
     def _bare_king(self) -> Outcome | None:
-        """Shatranj's bare King, claimed by the side to move: the opponent has only royal
-        pieces left (nothing in hand either) while the side to move has more. Both bare is
-        a draw; a side just bared still has its reply, in which it may bare the other King."""
+        """Shatranj's bare King: a side with only royal pieces left (nothing in hand either)
+        loses to a side with more. Both bare is a draw. A side just bared has its reply only
+        while that reply could bare the other King, that is while the other side has a
+        single piece besides its King; against two or more it has lost at once (as
+        Fairy-Stockfish's extinction rule with extinctionOpponentPieceCount = 2 decides)."""
         t = self.t
-        bare = [True, True]
+        pieces = self.pieces
+        others = [sum(self.hands[0]), sum(self.hands[1])]
         for color in (0, 1):
-            if any(self.hands[color]):
-                bare[color] = False
-                continue
             for code in t.side_codes[color]:
-                if self.pieces[code] and not t.royal[code]:
-                    bare[color] = False
-                    break
-        if bare[0] and bare[1]:
+                if not t.royal[code]:
+                    others[color] += len(pieces[code])
+        side = self.side
+        if not others[0] and not others[1]:
             return Outcome(Termination.INSUFFICIENT_MATERIAL, winner=None)
-        if bare[self.side ^ 1]:
-            return Outcome(Termination.BARE_KING, winner=self.side)
+        if not others[side ^ 1]:
+            return Outcome(Termination.BARE_KING, winner=side)
+        if not others[side] and others[side ^ 1] >= 2:
+            return Outcome(Termination.BARE_KING, winner=side ^ 1)
         return None
 
     def _insufficient(self) -> bool:
-        """chess.md: K v K, K+B v K, K+N v K, and Bishops all on one colour."""
+        """chess.md: K v K, K+B v K, K+N v K, and Bishops all on one colour. Never while a
+        piece can still come onto the board: one in a hand or a reserve, or any capture
+        when captured pieces go to hand (a Bishop taken may return on the other colour;
+        Fairy-Stockfish declares no such draw in drop games either)."""
+        if (
+            self.variant.captures_to_hand
+            or any(self.hands[0])
+            or any(self.hands[1])
+            or self.reserve[0]
+            or self.reserve[1]
+            or self.gates[0]
+            or self.gates[1]
+        ):
+            return False
         t = self.t
         others = []
         for sq, code in self.occupied():

@@ -11,7 +11,7 @@ from functools import cache
 from rules.betza import Component, Kind
 from rules.movement import components_from_entry
 from rules.regions import format_squares
-from rules.variant import PieceType, Variant, catalogue
+from rules.variant import PieceType, StandardCastling, Variant, catalogue
 
 
 def describe_movement(piece: PieceType) -> str:
@@ -90,6 +90,19 @@ def _region(v: Variant, name: str) -> str:
     return f"{name.replace('-', ' ')} ({squares} for White)"
 
 
+def _castling(v: Variant, c: StandardCastling) -> str:
+    """One castling move in words, its own direction and distance (`O-O`: the King
+    goes from e1 to i1, 4 squares, the Rook from j1 to h1)."""
+    geo = v.geometry
+    sign = "O-O" if c.king_to > c.king_from else "O-O-O"
+    squares = abs(geo.file_of(c.king_to) - geo.file_of(c.king_from))
+    return (
+        f"{sign}, the King from {geo.name(c.king_from)} to {geo.name(c.king_to)} "
+        f"({squares} square{'s' if squares != 1 else ''}), the Rook from "
+        f"{geo.name(c.rook_from)} to {geo.name(c.rook_to)}"
+    )
+
+
 def rules_summary(v: Variant) -> tuple[str, ...]:
     """Short rule lines generated from the variant's data."""
     lines = []
@@ -117,9 +130,13 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         lines.append("Stalemate is a draw.")
     rule = f"the {v.move_rule}-move rule" if v.move_rule else "no move-count rule"
     lines.append(f"Threefold repetition is a draw; {rule}. Draws by rule are automatic.")
+    if v.insufficient_material and not v.captures_to_hand:
+        lines.append(
+            "Too little material to mate is a draw: King against King, against King and "
+            "Bishop or King and Knight, or only Bishops on one colour."
+        )
     if v.castling:
-        squares = abs(v.castling[0].king_to - v.castling[0].king_from)
-        lines.append(f"Castling: the King moves {squares} squares (O-O, O-O-O).")
+        lines.append(f"Castling: {'; '.join(_castling(v, c) for c in v.castling)}.")
     elif v.fast_castling:
         lines.append(
             "Fast castling: the King jumps to any empty safe square toward an unmoved Rook, "

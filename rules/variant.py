@@ -1289,8 +1289,18 @@ def _build_promotion(raw: Any, source: str, key: str, geometry: Geometry) -> Pro
         geometry.ranks,
     )
     optional = _rows(raw.get("optional-rows", []), source, f"{key}.optional-rows", geometry.ranks)
-    if compulsory & optional:
-        raise VariantError(source, f"{key}.optional-rows", "a row cannot be both")
+    both = sorted(compulsory & optional)
+    if both:
+        rows = ", ".join(map(str, both))
+        if "compulsory-rows" in raw:
+            reason = f"row {rows} is in compulsory-rows too; a row cannot be both"
+        else:
+            reason = (
+                f"row {rows} is compulsory already: compulsory-rows defaults to the last "
+                f"row, [{geometry.ranks}]; to make it optional write compulsory-rows = [] "
+                "(or the rows where promotion is compulsory) beside optional-rows"
+            )
+        raise VariantError(source, f"{key}.optional-rows", reason)
     limit = raw.get("limit", "none")
     if limit not in ("none", "start-count"):
         raise VariantError(source, f"{key}.limit", "must be 'none' or 'start-count'")

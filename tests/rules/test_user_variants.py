@@ -243,9 +243,9 @@ def test_shatranj_bare_king_loses_unless_it_bares_back() -> None:
     game.play("e8xe7")
     assert game.outcome() is not None
     assert game.outcome().termination is Termination.INSUFFICIENT_MATERIAL  # both bare
+    # Against two pieces no reply could bare White: Black has lost at once.
     game = Game.from_position_text(shatranj, "4k3/4r3/8/8/8/8/R3R3/4K3 w - - 0 1")
     game.play("e2xe7+")
-    game.play("e8xe7")
     ended = game.outcome()
     assert ended is not None and ended.termination is Termination.BARE_KING
     assert ended.result_text == "white wins by baring the king" and ended.winner == 0
