@@ -129,16 +129,27 @@ def inline(text: str, viewer: Viewer) -> str:
         elif g["italic"] is not None or g["italic2"] is not None:
             out.append(f"<em>{inline(g['italic'] or g['italic2'], viewer)}</em>")
         elif g["link_url"] is not None:
-            out.append(_link(g["link_url"], inline(g["link_text"], viewer)))
+            out.append(_link(g["link_url"], inline(g["link_text"], viewer), viewer))
         elif g["url"] is not None:
-            out.append(_link(g["url"], esc(g["url"])))
+            out.append(_link(g["url"], esc(g["url"]), viewer))
         elif g["escaped"] is not None:
             out.append(esc(g["escaped"]))
     out.append(esc(text[pos:]))
     return "".join(out)
 
 
-def _link(url: str, label_html: str) -> str:
+JUMP_LINK = re.compile(
+    r"^https://(?:ptb\.|canary\.)?discord(?:app)?\.com/channels/(?:\d+|@me)/(\d+)"
+)
+
+
+def _link(url: str, label_html: str, viewer: Viewer | None = None) -> str:
+    """An outside link opens a new tab; a Discord jump link to a channel or thread of this
+    world opens it on the page, as Discord's client does."""
+    jump = JUMP_LINK.match(url)
+    if jump is not None and viewer is not None and viewer.channel_name(int(jump[1])) is not None:
+        cid = jump[1]
+        return f'<a class="channel-link" href="#c{cid}" data-channel="{cid}">{label_html}</a>'
     return f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{label_html}</a>'
 
 
@@ -310,7 +321,7 @@ def embed_html(embed: dict[str, Any], viewer: Viewer, used: set[str]) -> str:
     if embed.get("title"):
         title = inline(str(embed["title"]), viewer)
         if str(embed.get("url", "")).startswith(("http://", "https://")):
-            title = _link(embed["url"], title)
+            title = _link(embed["url"], title, viewer)
         out.append(f'<div class="embed-title">{title}</div>')
     if embed.get("description"):
         out.append(

@@ -19,7 +19,7 @@ from bot.service.models import (
 )
 from bot.service.offer_posts import WHAT, SettledOfferPost
 from bot.ui.fit import fit_embed
-from bot.ui.format import clip, days, deadline, mention, shown
+from bot.ui.format import clip, days, deadline, jump_link, mention, shown
 from storage.models import ChallengeStatus, RatingChange, RequestStatus
 
 GREEN = discord.Colour.from_rgb(84, 139, 84)
@@ -73,7 +73,13 @@ def game_embed(
 ) -> discord.Embed:
     g = view.game
     colour = RED if view.in_check else GREEN if g.is_active else GREY
-    embed = discord.Embed(title=clip(game_title(view), 256), colour=colour)
+    # Wherever the post is seen (a /board in the lobby, a DM), its title opens the game's
+    # thread, and the footer says how anyone follows the game from any channel.
+    where = g.thread_id or g.channel_id
+    embed = discord.Embed(
+        title=clip(game_title(view), 256), colour=colour, url=jump_link(g.guild_id, where)
+    )
+    embed.set_footer(text=f"Follow this game from any channel: /board game:{g.id}")
     lines = []
     if headline:
         lines.append(headline)

@@ -49,6 +49,11 @@ def channel(channel_id: int) -> str:
     return f"<#{channel_id}>"
 
 
+def jump_link(guild_id: int, channel_id: int) -> str:
+    """A link that opens a channel or thread in Discord (clients open it in place)."""
+    return f"https://discord.com/channels/{guild_id}/{channel_id}"
+
+
 def timestamp(when: int, style: str = "R") -> str:
     """A Discord timestamp, shown in each reader's own time zone (`R`: "in 2 days")."""
     return f"<t:{when}:{style}>"

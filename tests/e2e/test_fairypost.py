@@ -79,6 +79,22 @@ async def play(fake: FakeDiscord, user: FakeUser, thread: FakeChannel, move: str
     return await posted(fake, thread, since, lambda m: " played **" in m.text)
 
 
+async def test_a_spectator_follows_a_game_from_any_channel(world: World, tmp_path: Path) -> None:
+    """Every game post links to the game's thread and says how to see the game from any
+    channel (`/board game:N`); that works for anyone, in the lobby, and links back."""
+    fake = world.fake
+    async with fairypost(fake, tmp_path / "fp.sqlite3"):
+        thread, _ = await start_game(world, "chess", world.alice, world.bob)
+        link = f"https://discord.com/channels/{world.guild.id}/{thread.id}"
+        moved = await play(fake, world.alice, thread, "e4")
+        assert moved.embed is not None and moved.embed["url"] == link
+        assert moved.embed["footer"]["text"] == "Follow this game from any channel: /board game:1"
+        shown = await (await fake.slash(world.carol, world.lobby, "board", game=1)).reply()
+        assert shown.channel is world.lobby and not shown.ephemeral
+        assert shown.embed is not None and shown.embed["url"] == link
+        assert "e2-e4" in shown.text
+
+
 async def test_a_challenge_accepted_by_button_opens_a_thread(world: World, tmp_path: Path) -> None:
     fake = world.fake
     async with fairypost(fake, tmp_path / "fp.sqlite3"):

@@ -70,6 +70,16 @@ def test_links_only_to_the_web() -> None:
     assert '<a href="http://a.b/c"' in out
 
 
+def test_a_jump_link_to_a_known_thread_opens_it_on_the_page() -> None:
+    # As Discord's client does: a link to a channel of this world stays on the page.
+    out = markdown(
+        "[the game](https://discord.com/channels/1/50) https://discord.com/channels/1/99",
+        viewer(),
+    )
+    assert '<a class="channel-link" href="#c50" data-channel="50">the game</a>' in out
+    assert '<a href="https://discord.com/channels/1/99" target="_blank"' in out  # unknown
+
+
 def test_blocks() -> None:
     out = markdown("# Title\n> quoted\n- one\n- two\n-# small\n```\n<b>code</b>\n```", viewer())
     assert '<div class="h1">Title</div>' in out
