@@ -6,6 +6,10 @@ localdiscord/README.md). The guild, its #lobby and the members alice, bob and ca
 made on the first start; the world is kept in `data/local-discord.sqlite3` and the bot's own
 data in `data/local.sqlite3`, so local play never mixes with a real deployment and a
 restarted local mode goes on where it stopped. Delete both files to start afresh.
+
+alice owns the guild, so everything a server's admin does can be tried (/config, /mod,
+/tournament create); the page gives any member the roles Admins (Manage Server) or
+Moderators (Manage Threads).
 """
 
 from __future__ import annotations
@@ -33,16 +37,47 @@ LOCAL_WORLD = Path("data/local-discord.sqlite3")
 GUILD_NAME = "Fairy Post (local)"
 LOBBY = "lobby"
 PEOPLE = ("alice", "bob", "carol")
+OWNER = "alice"
+MANAGE_GUILD = 1 << 5
+MANAGE_THREADS = 1 << 34
+ROLES = {"Admins": MANAGE_GUILD, "Moderators": MANAGE_THREADS}
+"""Roles the page can give members: server settings and tournaments; moderation."""
+LOBBY_TOPIC = (
+    "Start here: `/challenge` someone (choose Fairy Post as the opponent to play the bot at "
+    "once), or `/help` for every command. Play every side: switch who you are at “You are”."
+)
 READY_TIMEOUT = 120.0  # a first start on a slow machine builds the database and the commands
 
 
 def build_world(fake: LocalDiscord) -> FakeGuild:
-    """The first start's guild: #lobby for challenges and three players."""
-    guild = fake.add_guild(GUILD_NAME)
-    fake.add_channel(guild, LOBBY, topic="Challenges: /challenge, then Accept")
+    """The first start's guild: #lobby for challenges, three players, alice its owner."""
+    owner = fake.add_user(OWNER)
+    guild = fake.add_guild(GUILD_NAME, owner=owner)
+    fake.add_channel(guild, LOBBY, topic=LOBBY_TOPIC)
     for name in PEOPLE:
-        fake.add_user(name, guild=guild)
+        if name != OWNER:
+            fake.add_user(name, guild=guild)
+    for role, permissions in ROLES.items():
+        fake.add_role(guild, role, permissions)
     return guild
+
+
+def bring_up_to_date(fake: LocalDiscord, guild: FakeGuild) -> None:
+    """A world saved by an earlier version: its owner was nobody on the page (so nobody could
+    try /config or /tournament create); the first member now owns it, the roles exist, and
+    the lobby's topic says where to start."""
+    if guild.owner_id == fake.owner.id:
+        people = [m.user for m in guild.members.values() if not m.user.bot]
+        first = next((u for u in people if u is not fake.owner), None)
+        if first is not None:
+            guild.owner_id = first.id
+    names = {r.name for r in guild.roles.values()}
+    for role, permissions in ROLES.items():
+        if role not in names:
+            fake.add_role(guild, role, permissions)
+    for channel in guild.channels.values():
+        if channel.name == LOBBY:
+            channel.topic = LOBBY_TOPIC
 
 
 def banner(port: int) -> str:
@@ -62,7 +97,11 @@ async def serve_local(settings: Settings, *, db_path: Path = LOCAL_DB) -> int:
     except WorldFileError as exc:
         log.error("%s", exc)
         return 2
-    guild = next(iter(fake.guilds.values())) if loaded and fake.guilds else build_world(fake)
+    if loaded and fake.guilds:
+        guild = next(iter(fake.guilds.values()))
+        bring_up_to_date(fake, guild)
+    else:
+        guild = build_world(fake)
     page = Page(fake, guild, title="Fairy Post local mode")
     try:
         await fake.start(port=settings.local_port, extend=page.add_routes)

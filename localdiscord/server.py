@@ -348,7 +348,29 @@ class LocalDiscord:
     def add_role(self, guild: FakeGuild, name: str, permissions: int = 0) -> FakeRole:
         role = FakeRole(self.ids.next(), name, permissions, len(guild.roles))
         guild.roles[role.id] = role
+        self._emit_soon(
+            lambda s: {"guild_id": str(guild.id), "role": role.to_payload()},
+            gw.GUILDS,
+            "GUILD_ROLE_CREATE",
+            guild.id,
+        )
         return role
+
+    def set_roles(self, guild: FakeGuild, user: FakeUser, roles: Iterable[FakeRole]) -> FakeMember:
+        """A member's roles replaced, as a server admin does in Discord: what each command
+        is offered to and the permissions of their next interactions follow at once."""
+        member = guild.member(user)
+        if member is None:
+            raise FakeDiscordUsageError(f"{user.name} is not a member of {guild.name}")
+        member.roles = [r.id for r in roles if r.id in guild.roles and r.id != guild.id]
+        self._emit_soon(
+            lambda s: {**member.to_payload(), "guild_id": str(guild.id)},
+            gw.GUILD_MEMBERS,
+            "GUILD_MEMBER_UPDATE",
+            guild.id,
+        )
+        self._notify()
+        return member
 
     def add_member(
         self,
@@ -1218,20 +1240,25 @@ class LocalDiscord:
             f"/{name} is not registered for #{channel.name}; registered: {known}"
         )
 
-    def _check_command_permitted(
-        self, user: FakeUser, channel: FakeChannel, cmd: dict[str, Any]
-    ) -> None:
+    @staticmethod
+    def offered(user: FakeUser, guild: FakeGuild | None, cmd: dict[str, Any]) -> bool:
         """As Discord's client does: a command with `default_member_permissions` is offered
         only to members holding all of them (administrators always; "0": administrators
         only). Overrides set in Server Settings > Integrations are not modelled."""
-        guild = channel.guild
         text = cmd.get("default_member_permissions")
         member = guild.member(user) if guild is not None else None
         if text is None or member is None:
-            return
+            return True
         required, granted = int(text), member.permissions
-        if granted & ADMINISTRATOR or (required and granted & required == required):
+        return bool(granted & ADMINISTRATOR or (required and granted & required == required))
+
+    def _check_command_permitted(
+        self, user: FakeUser, channel: FakeChannel, cmd: dict[str, Any]
+    ) -> None:
+        guild = channel.guild
+        if self.offered(user, guild, cmd):
             return
+        required = int(cmd["default_member_permissions"])
         raise CommandNotPermittedError(
             f"{user.name} is not offered /{cmd['name']} in {guild.name if guild else 'a DM'}: "
             f"it needs the permissions {required:#x} (default_member_permissions)"

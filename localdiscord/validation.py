@@ -671,7 +671,8 @@ def png_problems(data: bytes) -> tuple[list[str], tuple[int, int] | None]:
 
 
 def file_problems(filename: str, data: bytes) -> tuple[list[str], tuple[int, int] | None]:
-    """What is wrong with an uploaded file given its name (and its size if it is a PNG)."""
+    """What is wrong with an uploaded file given its name (and its size if it is a PNG or a
+    GIF, which Discord reports, and local mode's page reserves before the picture loads)."""
     lower = filename.lower()
     if not data:
         return ["empty file"], None
@@ -679,7 +680,12 @@ def file_problems(filename: str, data: bytes) -> tuple[list[str], tuple[int, int
         return png_problems(data)
     if lower.endswith((".jpg", ".jpeg")) and not data.startswith(b"\xff\xd8\xff"):
         return ["missing JPEG signature"], None
-    if lower.endswith(".gif") and not data.startswith((b"GIF87a", b"GIF89a")):
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        if len(data) < 13:
+            return ["truncated GIF header"], None
+        width, height = struct.unpack("<HH", data[6:10])  # the logical screen's size
+        return ([] if width and height else ["zero width or height"]), (width, height)
+    if lower.endswith(".gif"):
         return ["missing GIF signature"], None
     return [], None
 

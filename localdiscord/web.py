@@ -9,7 +9,9 @@ Served by the stand-in's own aiohttp application (``LocalDiscord.start(extend=pa
 * ``POST /page/act`` — the person acts as the chosen user: a slash command, autocomplete, a
   button, a select menu, a modal, or a plain message. These go through exactly the paths the
   tests use (``LocalDiscord.slash`` …), so the bot sees real interactions;
-* ``POST /page/users`` — a new member of the guild.
+* ``POST /page/users`` — a new member of the guild;
+* ``POST /page/roles`` — a member's roles (the guild's owner has every permission; the
+  others get what their roles give), so server settings and moderation can be tried.
 
 Everything binds to 127.0.0.1 and has no authentication: it is a single person's tool.
 """
@@ -36,6 +38,7 @@ from .models import (
     FakeDiscordUsageError,
     FakeGuild,
     FakeMessage,
+    FakeRole,
     FakeUser,
     InteractionRecord,
 )
@@ -117,6 +120,7 @@ class Page:
         app.router.add_get("/page/events", self._h_events)
         app.router.add_post("/page/act", self._h_act)
         app.router.add_post("/page/users", self._h_new_user)
+        app.router.add_post("/page/roles", self._h_roles)
 
     # ------------------------------------------------------------------ what a viewer sees
     def people(self) -> list[FakeUser]:
@@ -189,9 +193,13 @@ class Page:
             out.append(Problem("bot-error", head, rest or text, "", False, None))
         return out
 
-    def commands(self) -> list[dict[str, Any]]:
-        """Slash commands as the composer offers them: groups flattened (``"variant define"``)."""
-        registered = [*self.fake.guild_commands.get(self.guild.id, []), *self.fake.global_commands]
+    def commands(self, viewer: FakeUser | None = None) -> list[dict[str, Any]]:
+        """Slash commands as the composer offers them: groups flattened (``"variant define"``);
+        with a ``viewer``, only those Discord offers them (``default_member_permissions``)."""
+        every = [*self.fake.guild_commands.get(self.guild.id, []), *self.fake.global_commands]
+        registered = [
+            cmd for cmd in every if viewer is None or self.fake.offered(viewer, self.guild, cmd)
+        ]
         out: list[dict[str, Any]] = []
         seen: set[str] = set()
 
@@ -227,7 +235,8 @@ class Page:
                 "online": self.bot_online(),
             },
             "me": str(viewer.id),
-            "users": [{"id": str(u.id), "name": u.name} for u in self.people()],
+            "users": [self._person(u) for u in self.people()],
+            "roles": [{"id": str(r.id), "name": r.name} for r in self.roles()],
             "channels": [
                 {
                     "id": str(c.id),
@@ -236,11 +245,28 @@ class Page:
                     "parent": str(c.parent_id) if c.is_thread and c.parent_id else None,
                     "last": str(self._last_id(c, viewer) or ""),
                     "archived": c.archived,
+                    "topic": c.topic or "",
                 }
                 for c in self.channels_for(viewer)
             ],
-            "commands": self.commands(),
+            "commands": self.commands(viewer),
             "problems": [p.to_json() for p in self.problems()],
+        }
+
+    def roles(self) -> list[FakeRole]:
+        """The roles a person may give members on the page: all but @everyone and the bot's."""
+        return sorted(
+            (r for r in self.guild.roles.values() if r.id != self.guild.id and not r.managed),
+            key=lambda r: (-r.position, r.id),
+        )
+
+    def _person(self, user: FakeUser) -> dict[str, Any]:
+        member = self.guild.member(user)
+        return {
+            "id": str(user.id),
+            "name": user.name,
+            "owner": self.guild.owner_id == user.id,
+            "roles": [str(r) for r in member.roles] if member is not None else [],
         }
 
     def _last_id(self, channel: FakeChannel, viewer: FakeUser) -> int | None:
@@ -377,6 +403,21 @@ class Page:
         user = self.fake.add_user(name, guild=self.guild)
         self._changed()
         return web.json_response({"id": str(user.id), "name": user.name})
+
+    async def _h_roles(self, request: web.Request) -> web.Response:
+        """``{"user": …, "roles": [role ids]}``: the member's roles from now on."""
+        body = await _json_body(request)
+        try:
+            user = self.user(body.get("user"))
+            wanted = {str(r) for r in body.get("roles") or []}
+        except (PageError, TypeError) as exc:
+            return _error(str(exc))
+        roles = [r for r in self.roles() if str(r.id) in wanted]
+        if len(roles) != len(wanted):
+            return _error("no such role")
+        self.fake.set_roles(self.guild, user, roles)
+        self._changed()
+        return web.json_response(self._person(user))
 
     async def _h_act(self, request: web.Request) -> web.Response:
         body = await _json_body(request)

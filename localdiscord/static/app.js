@@ -14,6 +14,8 @@ const S = {
   seen: JSON.parse(localStorage.getItem("ld-seen") || "{}"),
   dismissed: new Set(),
   problemCount: 0,
+  follow: true, // the view sticks to the newest post until the person scrolls up
+  lastTop: 0,
 };
 
 // ------------------------------------------------------------------------------ server calls
@@ -57,7 +59,6 @@ function connect() {
 
 function apply(update) {
   const log = $("#messages");
-  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
   if (update.state) {
     S.state = update.state;
     S.me = update.state.me;
@@ -69,14 +70,110 @@ function apply(update) {
     localStorage.setItem("ld-channel", S.channel);
     log.replaceChildren();
     renderHeader();
+    S.follow = true;
   }
+  const before = log.lastElementChild?.dataset.id;
   for (const item of update.upserts || []) upsert(item.id, item.html);
   for (const id of update.removes || []) document.getElementById(`m${id}`)?.remove();
   if (update.upserts?.length || update.removes?.length || update.reset) {
     formatTimes(log);
-    if (atBottom || update.reset) log.scrollTop = log.scrollHeight;
+    renderEmpty();
+    if (S.follow) follow();
+    else if (log.lastElementChild?.dataset.id !== before) $("#jump").hidden = false;
   }
   markSeen();
+}
+
+// ------------------------------------------------------------------------------ following
+// The view follows new posts while it is at the bottom, whatever changes the space: a
+// command form opening (the message area shrinks), pictures loading (a post grows), a post
+// edited. Only the person scrolling up stops it; scrolling back down, or sending, resumes.
+function atBottom(log) {
+  return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+}
+
+function follow() {
+  const log = $("#messages");
+  S.follow = true;
+  log.scrollTop = log.scrollHeight;
+  S.lastTop = log.scrollTop;
+  $("#jump").hidden = true;
+}
+
+const resized = new ResizeObserver(() => {
+  if (S.follow) follow();
+});
+
+function wireFollowing() {
+  const log = $("#messages");
+  log.addEventListener(
+    "scroll",
+    () => {
+      if (atBottom(log)) {
+        S.follow = true;
+        $("#jump").hidden = true;
+      } else if (log.scrollTop < S.lastTop) S.follow = false; // the person scrolled up
+      S.lastTop = log.scrollTop;
+    },
+    { passive: true },
+  );
+  // A picture that loads makes its post taller (load events do not bubble: capture).
+  log.addEventListener("load", () => S.follow && follow(), true);
+  resized.observe(log);
+  $("#jump").addEventListener("click", () => {
+    follow();
+    $("#composer-input").focus();
+  });
+}
+
+// ------------------------------------------------------------------------------ empty channel
+// Discord opens an empty channel with a welcome and its topic; the topic of local mode's
+// #lobby says what to type first. `/command` in it opens that command.
+function renderEmpty() {
+  const log = $("#messages");
+  const c = currentChannel();
+  let welcome = $("#welcome");
+  const empty = !log.querySelector("article:not([hidden])");
+  if (!c || !empty || c.kind === "dm") {
+    welcome?.remove();
+    return;
+  }
+  if (!welcome) {
+    welcome = document.createElement("section");
+    welcome.id = "welcome";
+    welcome.setAttribute("aria-label", "About this channel");
+    log.before(welcome);
+  }
+  const title = document.createElement("h2");
+  title.textContent = c.kind === "thread" ? c.name : `Welcome to #${c.name}!`;
+  const start = document.createElement("p");
+  start.textContent =
+    c.kind === "thread" ? "This is the start of the thread." : `This is the start of the #${c.name} channel.`;
+  welcome.replaceChildren(title, start);
+  if (c.topic) {
+    const topic = document.createElement("p");
+    topic.className = "topic";
+    for (const [i, part] of c.topic.split(/`([^`]+)`/).entries()) {
+      if (i % 2 === 0) {
+        topic.append(document.createTextNode(part));
+        continue;
+      }
+      const command = part.startsWith("/") && findCommand(part.slice(1).split(" ")[0]);
+      const code = document.createElement(command ? "button" : "code");
+      code.textContent = part;
+      if (command) {
+        code.type = "button";
+        code.className = "command-link";
+        code.addEventListener("click", () => openCommand(command));
+      }
+      topic.append(code);
+    }
+    welcome.append(topic);
+  }
+}
+
+function findCommand(name) {
+  return S.state?.commands.find((c) => c.name === name);
 }
 
 function upsert(id, html) {
@@ -88,7 +185,9 @@ function upsert(id, html) {
   if (old) {
     const focused = old.contains(document.activeElement) ? document.activeElement : null;
     const key = focused?.dataset.customId;
+    resized.unobserve(old);
     old.replaceWith(node);
+    resized.observe(node);
     if (key) node.querySelector(`[data-custom-id="${CSS.escape(key)}"]`)?.focus();
     return;
   }
@@ -98,6 +197,7 @@ function upsert(id, html) {
   while (after && BigInt(after.dataset.id) > big) after = after.previousElementSibling;
   if (after) after.after(node);
   else log.prepend(node);
+  resized.observe(node);
 }
 
 // ------------------------------------------------------------------------------ sidebar, header
@@ -109,6 +209,7 @@ function renderState() {
   users.replaceChildren(
     ...st.users.map((u) => new Option(u.name, u.id, false, u.id === st.me)),
   );
+  renderRoles();
   const list = $("#channels");
   list.replaceChildren();
   for (const c of st.channels) {
@@ -136,7 +237,40 @@ function renderState() {
   setBotStatus(st.bot.online);
   renderHeader();
   renderProblems();
+  renderEmpty();
   if (S.command && !st.commands.find((c) => c.name === S.command.name)) closeCommand();
+}
+
+// The roles of the person you are: the server's owner may do everything (/config, /mod,
+// /tournament create); anyone else gets what their roles give, changed here at once.
+function renderRoles() {
+  const st = S.state;
+  const me = st.users.find((u) => u.id === st.me);
+  const box = $("#role-list");
+  if (!me) return box.replaceChildren();
+  if (me.owner) {
+    const note = document.createElement("p");
+    note.className = "owner-note";
+    note.textContent = `${me.name} owns this server: every command, server settings included.`;
+    return box.replaceChildren(note);
+  }
+  box.replaceChildren(
+    ...st.roles.map((role) => {
+      const label = document.createElement("label");
+      const check = document.createElement("input");
+      check.type = "checkbox";
+      check.value = role.id;
+      check.checked = me.roles.includes(role.id);
+      check.addEventListener("change", async () => {
+        const roles = [...box.querySelectorAll("input:checked")].map((c) => c.value);
+        const result = await post("/page/roles", { user: S.me, roles });
+        if (result.error) showComposerError(result.error);
+      });
+      label.append(check, document.createTextNode(` ${role.name}`));
+      return label;
+    }),
+  );
+  if (!st.roles.length) box.textContent = "none";
 }
 
 function currentChannel() {
@@ -439,7 +573,16 @@ function popupOptions(popup, items, onPick, input) {
   });
   popup.items = items;
   popup.onPick = onPick;
+  fitPopup(popup);
   setActive(popup, input, items.length ? 0 : -1);
+}
+
+// Suggestions open above the whole composer, over the messages, never over the command's
+// own form (its Cancel stays in reach): as tall as the space above the composer allows.
+function fitPopup(popup) {
+  if (popup.hidden) return;
+  const above = $("#composer").getBoundingClientRect().top - $("#main").getBoundingClientRect().top;
+  popup.style.maxHeight = `${Math.max(96, Math.min(320, above - 12))}px`;
 }
 
 function setActive(popup, input, index) {
@@ -480,7 +623,7 @@ function commandMatches(text) {
   const commands = S.state?.commands || [];
   const starts = commands.filter((c) => c.name.startsWith(typed));
   const inside = commands.filter((c) => !c.name.startsWith(typed) && c.name.includes(typed));
-  return [...starts, ...inside].slice(0, 25);
+  return [...starts, ...inside]; // every command: the list scrolls (Discord's is not cut)
 }
 
 function wireComposer() {
@@ -520,6 +663,7 @@ function wireComposer() {
       else showComposerError(`No command ${text.split(" ")[0]}.`);
       return;
     }
+    follow();
     const result = await act({ kind: "message", content: text });
     if (result.error) showComposerError(result.error);
     else input.value = "";
@@ -729,6 +873,7 @@ async function sendCommand() {
   const send = $("#send");
   send.disabled = true;
   send.setAttribute("aria-busy", "true");
+  follow(); // as on Discord: what you send, and its answer, are shown
   const result = await act({ kind: "slash", command: command.name, options });
   send.disabled = false;
   send.removeAttribute("aria-busy");
@@ -739,6 +884,35 @@ async function sendCommand() {
   if (result.failed) showComposerError(`/${command.name}: this interaction failed (the bot did not answer in 3 seconds).`);
   closeCommand();
   if (result.modal) openModal(result.modal, result.interaction);
+}
+
+// ------------------------------------------------------------------------------ sidebar
+// On a phone the channels and "You are" fold away behind a button, as Discord's do.
+function wireSidebar() {
+  const toggle = $("#sidebar-toggle");
+  const set = (open) => {
+    $("#app").classList.toggle("sidebar-open", open);
+    toggle.setAttribute("aria-expanded", String(open));
+  };
+  toggle.addEventListener("click", () => {
+    const open = !$("#app").classList.contains("sidebar-open");
+    set(open);
+    if (open) $("#channels a[aria-current]")?.focus();
+  });
+  $("#sidebar").addEventListener("click", (event) => {
+    if (event.target.closest("#channels a")) set(false);
+  });
+  document.addEventListener("click", (event) => {
+    const open = $("#app").classList.contains("sidebar-open");
+    if (open && !event.target.closest("#sidebar, #sidebar-toggle")) set(false);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && $("#app").classList.contains("sidebar-open")) {
+      set(false);
+      toggle.focus();
+    }
+  });
+  $("#user-select").addEventListener("change", () => set(false));
 }
 
 // ------------------------------------------------------------------------------ users
@@ -785,6 +959,8 @@ function start() {
   S.me = params.get("user") || localStorage.getItem("ld-me");
   S.channel = location.hash.startsWith("#c") ? location.hash.slice(2) : localStorage.getItem("ld-channel");
   wireMessages();
+  wireFollowing();
+  wireSidebar();
   wireComposer();
   wireUsers();
   wireModal();

@@ -175,3 +175,22 @@ def test_the_same_process_heartbeat_is_not_reported_as_lag() -> None:
     keep = SameProcessHeartbeat()
     assert not keep.filter(record(behind, 0, 41.3))
     assert keep.filter(record(blocked, 0, 10))
+
+
+def test_a_world_saved_by_an_earlier_version_gets_an_owner_and_roles() -> None:
+    """Before, the guild belonged to nobody on the page, so nobody could try /config or
+    /tournament create: its first member now owns it, and the roles and topic are there."""
+    from bot.local import LOBBY_TOPIC, ROLES, bring_up_to_date
+    from localdiscord import LocalDiscord
+
+    fake = LocalDiscord(keep_requests=False)
+    guild = fake.add_guild("Fairy Post (local)")  # owned by the application's owner
+    lobby = fake.add_channel(guild, "lobby", topic="Challenges: /challenge, then Accept")
+    alice = fake.add_user("alice", guild=guild)
+    fake.add_user("bob", guild=guild)
+    bring_up_to_date(fake, guild)
+    assert guild.owner_id == alice.id
+    assert {r.name for r in guild.roles.values()} >= set(ROLES)
+    assert lobby.topic == LOBBY_TOPIC
+    bring_up_to_date(fake, guild)  # a second start changes nothing
+    assert sorted(r.name for r in guild.roles.values()).count("Admins") == 1

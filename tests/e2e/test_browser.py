@@ -92,12 +92,47 @@ async def local(tmp_path: Path) -> AsyncIterator[Local]:
     fake.assert_no_violations()
 
 
-async def open_page(local: Local, user: str) -> Any:
-    context = await local.browser.new_context(viewport={"width": 1280, "height": 900})
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 400, "height": 800}
+
+
+async def open_page(
+    local: Local, user: str, *, viewport: dict[str, int] = DESKTOP, channel: int | None = None
+) -> Any:
+    context = await local.browser.new_context(viewport=viewport)
     page = await context.new_page()
-    await page.goto(f"{local.url}/?user={user}")
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.script_errors = errors
+    where = f"#c{channel}" if channel is not None else ""
+    await page.goto(f"{local.url}/?user={user}{where}")
     await _expect(page.locator("#bot-status")).to_have_text(re.compile("online"), timeout=WAIT_MS)
     return page
+
+
+FOLLOWING = """() => {
+  const log = document.querySelector("#messages");
+  const last = log.lastElementChild;
+  const pictures = last ? [...last.querySelectorAll("img")] : [];
+  const loaded = pictures.every((img) => img.complete && img.naturalWidth > 0);
+  return loaded && log.scrollHeight - log.scrollTop - log.clientHeight <= 2;
+}"""
+"""The newest post is shown whole, its pictures loaded, at the very bottom of the view."""
+
+
+async def assert_following(page: Any, count: int, text: str) -> None:
+    """`count` posts with `text` are shown, and the view is at the newest one."""
+    await _expect(page.locator("article.msg", has_text=text)).to_have_count(count, timeout=WAIT_MS)
+    await page.wait_for_function(FOLLOWING, timeout=WAIT_MS)
+
+
+async def assert_no_sideways_scroll(page: Any) -> None:
+    widths = await page.evaluate(
+        """() => [document.documentElement, document.querySelector("#messages")]
+            .map((el) => [el.scrollWidth, el.clientWidth])"""
+    )
+    for scroll, client in widths:
+        assert scroll <= client, widths
 
 
 def _expect(locator: Any) -> Any:
@@ -244,3 +279,159 @@ async def test_two_players_play_chess_in_the_browser(local: Local) -> None:
         )
         await page.locator("#messages").evaluate("log => { log.scrollTop = log.scrollHeight; }")
         await page.screenshot(path=shot)
+
+
+async def start_game_by_api(local: Local, *, variant: str = "chess") -> Any:
+    """alice (White) and bob start a game through the stand-in itself; its thread."""
+    fake, lobby = local.fake, local.guild.channel("lobby")
+    alice, bob = (
+        next(u for u in local.fake.users.values() if u.name == n) for n in ("alice", "bob")
+    )
+    posted = await (
+        await fake.slash(alice, lobby, "challenge", variant=variant, opponent=bob, color="white")
+    ).reply(timeout=WAIT_MS / 1000)
+    await (await fake.click(bob, posted, label="Accept")).response()
+    return await fake.wait_for_thread(parent=lobby, timeout=WAIT_MS / 1000)
+
+
+async def open_move_form(page: Any) -> None:
+    box = page.locator("#composer-input")
+    await box.click()
+    await box.press_sequentially("/move ")
+    await _expect(page.locator("#command-name")).to_have_text("/move", timeout=WAIT_MS)
+
+
+async def test_the_view_follows_every_new_post_at_both_widths(local: Local) -> None:
+    """Each player has the /move form open while the other moves (the message area shrinks,
+    the new board's picture loads late): each page keeps showing the newest post, alice's
+    at desktop width, bob's on a phone. At the end, the replay GIF fits the phone's width."""
+    thread = await start_game_by_api(local)
+    alice = await open_page(local, "alice", channel=thread.id)
+    bob = await open_page(local, "bob", viewport=PHONE, channel=thread.id)
+    for page in (alice, bob):
+        await assert_following(page, 1, "the game begins")
+    moves = [("e2", "e2-e4 · Pawn"), ("e7", "e7-e5 · Pawn"), ("Ng1", "Ng1-f3 · Knight")]
+    moves += [("Nb8", "Nb8-c6 · Knight"), ("Bf1", "Bf1-c4 · Bishop"), ("Ng8", "Ng8-f6 · Knight")]
+    for ply, (typed, choice) in enumerate(moves):
+        mover, waiting = (alice, bob) if ply % 2 == 0 else (bob, alice)
+        await open_move_form(waiting)  # the other player's form is open while this one moves
+        if ply < 2:
+            await waiting.wait_for_function(FOLLOWING, timeout=WAIT_MS)  # the form opened
+        if ply == 0:
+            await open_move_form(mover)  # later, the form opened while waiting is used
+        await autocomplete_pick(mover, "move", typed, choice)
+        await mover.locator("#opt-move").press("Enter")
+        await _expect(mover.locator("#command-form")).to_be_hidden(timeout=WAIT_MS)
+        name = "alice" if ply % 2 == 0 else "bob"
+        for page in (alice, bob):
+            await assert_following(page, ply // 2 + 1, f"{name} played")
+    await alice.locator("#command-cancel").click()
+    # bob reads back a little: the view no longer jumps; a button brings him to the end.
+    await bob.locator("#messages").evaluate("log => { log.scrollTop = 0; }")
+    await autocomplete_pick_and_send(alice, "Nf3", "Nf3-g5 · Knight")
+    await _expect(bob.locator("#jump")).to_be_visible(timeout=WAIT_MS)
+    assert await bob.locator("#messages").evaluate("log => log.scrollTop") < 50
+    await bob.locator("#jump").click()
+    await assert_following(bob, 4, "alice played")
+    # bob resigns; the final post and the replay GIF come: at 400 px nothing is wider.
+    await slash(bob, "resign")
+    await assert_following(bob, 1, "move by move")
+    gif = bob.locator("img.attachment-image").last
+    await _expect(gif).to_have_attribute("alt", re.compile("Animated replay of game #1"))
+    await assert_no_sideways_scroll(bob)
+    assert await bob.locator("img[data-no-alt]").count() == 0  # every picture has alt text
+    for page in (alice, bob):
+        await page.wait_for_function(FOLLOWING, timeout=WAIT_MS)
+        assert not page.script_errors
+    shot = os.environ.get("FAIRYPOST_SCREENSHOT")
+    if shot:  # the README's picture of a phone: the end of the game
+        await bob.locator("#messages").evaluate("log => { log.scrollTop -= 420; }")
+        await bob.screenshot(path=str(Path(shot).with_name("local-mode-phone.png")))
+
+
+async def autocomplete_pick_and_send(page: Any, typed: str, choice: str) -> None:
+    await open_move_form(page)
+    await autocomplete_pick(page, "move", typed, choice)
+    await page.locator("#opt-move").press("Enter")
+    await _expect(page.locator("#command-form")).to_be_hidden(timeout=WAIT_MS)
+
+
+async def test_a_newcomer_on_a_phone_finds_every_command_and_the_owner_runs_the_server(
+    local: Local,
+) -> None:
+    """At 400 px: the empty lobby says where to start; `/` lists every command; the
+    suggestions never cover the form's Cancel; the channels fold behind ☰. alice owns the
+    server: /config and /tournament create work for her; bob is offered /config once he is
+    given the Admins role on the page."""
+    page = await open_page(local, "alice", viewport=PHONE)
+    welcome = page.locator("#welcome")
+    await _expect(welcome).to_contain_text("Welcome to #lobby!", timeout=WAIT_MS)
+    await _expect(page.locator("#sidebar")).to_be_hidden()
+    await assert_no_sideways_scroll(page)
+
+    # Every command from `/`, none cut (Discord's list scrolls).
+    box = page.locator("#composer-input")
+    await box.click()
+    await box.press_sequentially("/")
+    offered = await page.evaluate("() => S.state.commands.map((c) => c.name)")
+    shown = page.locator("#command-popup .option-name")
+    await _expect(shown).to_have_count(len(offered), timeout=WAIT_MS)
+    names = [n.removeprefix("/") for n in await shown.all_inner_texts()]
+    assert names == offered and len(names) > 25
+    assert {"tournament create", "vacation", "variant define", "variants", "config"} <= set(names)
+    await box.press("Escape")
+    await box.fill("")
+
+    # The welcome's /challenge opens the form; the variant's suggestions leave Cancel free.
+    await welcome.get_by_role("button", name="/challenge").click()
+    await _expect(page.locator("#command-name")).to_have_text("/challenge", timeout=WAIT_MS)
+    field = page.locator("#opt-variant")
+    await field.press_sequentially("ch")
+    await _expect(page.locator("#opt-variant-choices[data-for='ch']")).to_be_visible(
+        timeout=WAIT_MS
+    )
+    first = page.locator("#opt-variant-choices .option-name").first
+    await _expect(first).to_have_text("Chess (8×8)")
+    cancel = page.locator("#command-cancel")
+    hit = await cancel.evaluate(
+        """(el) => { const r = el.getBoundingClientRect();
+            return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === el; }"""
+    )
+    assert hit, "the suggestions cover Cancel"
+    await assert_no_sideways_scroll(page)
+    await cancel.click()
+    await _expect(page.locator("#command-form")).to_be_hidden()
+
+    # The owner: server settings, then a tournament.
+    await slash(page, "config")
+    await _expect(page.locator("article.msg.ephemeral", has_text="challenge")).to_have_count(
+        1, timeout=WAIT_MS
+    )
+    box = page.locator("#composer-input")
+    await box.click()
+    await box.press_sequentially("/tournament create ")
+    await _expect(page.locator("#command-name")).to_have_text("/tournament create")
+    await page.locator("#opt-name").fill("Spring Cup")
+    await autocomplete_pick(page, "variant", "chess", "Chess (8×8)")
+    await page.locator("#opt-format").select_option(index=1)
+    await page.locator("#send").click()
+    signup = page.locator("article.msg", has_text="Spring Cup")
+    await _expect(signup.locator("button", has_text="Join")).to_be_visible(timeout=WAIT_MS)
+    await page.wait_for_function(FOLLOWING, timeout=WAIT_MS)
+
+    # bob is not offered /config, until he is made an admin on the page (☰, Roles).
+    await page.locator("#sidebar-toggle").click()
+    await _expect(page.locator("#sidebar")).to_be_visible()
+    await switch_user(page, "bob")
+    await _expect(page.locator("#sidebar")).to_be_hidden()
+    names = await page.evaluate("() => S.state.commands.map((c) => c.name)")
+    assert "config" not in names and "mod cancel" not in names and "challenge" in names
+    await page.locator("#sidebar-toggle").click()
+    await page.locator("#role-list label", has_text="Admins").locator("input").check()
+    await page.wait_for_function("() => S.state.commands.some((c) => c.name === 'config')")
+    await page.keyboard.press("Escape")
+    await slash(page, "config")
+    await _expect(page.locator("article.msg.ephemeral", has_text="challenge")).to_have_count(
+        1, timeout=WAIT_MS
+    )
+    assert not page.script_errors

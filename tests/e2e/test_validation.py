@@ -202,6 +202,11 @@ def test_png_checks() -> None:
     assert file_problems("board.png", b"")[0] == ["empty file"]
     assert file_problems("photo.jpg", b"nope")[0] == ["missing JPEG signature"]
     assert file_problems("game.txt", b"1. e4 e5") == ([], None)
+    # A GIF's size is read from its header, as Discord reports it (the page reserves it).
+    gif = b"GIF89a" + (560).to_bytes(2, "little") + (600).to_bytes(2, "little") + b"\xf7\x00\x00"
+    assert file_problems("replay.gif", gif) == ([], (560, 600))
+    assert file_problems("replay.gif", b"GIF89a")[0] == ["truncated GIF header"]
+    assert file_problems("replay.gif", b"PK\x03\x04")[0] == ["missing GIF signature"]
 
 
 def test_form_errors_shape() -> None:
