@@ -11,12 +11,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import announce, announce_tournaments
+from bot import announce, announce_tournaments, announce_variants
 from bot.cogs import EXTENSIONS
 from bot.cogs.boards import board_view
 from bot.cogs.common import send_error
 from bot.loops import DueLoop
-from bot.service import Clock, GameService, SystemClock, consequences, tournaments
+from bot.service import Clock, GameService, SystemClock, consequences, tournaments, variants
 from bot.service.backups import BackupPlan, BackupService
 from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
@@ -186,6 +186,8 @@ class FairyPost(commands.AutoShardedBot):
         registry = EffectRegistry(self._storage)
         consequences.install(registry, self._service)
         announce.install(registry, self, self._service, board_view)
+        variants.install(registry)
+        announce_variants.install(registry, self, self._service)
         self._tournaments = TournamentService(self._service)
         tournaments.install(registry, self._tournaments)
         announce_tournaments.install(registry, self, self._tournaments)

@@ -713,6 +713,9 @@ class EventKind(StrEnum):
     """The last round is over (or no further round could be paired): the final standings."""
     TOURNAMENT_CANCELLED = "tournament_cancelled"
     """The organiser cancelled a tournament still in sign-up."""
+    VARIANT_DEFINED = "variant_defined"
+    """A server's variant got a new version (`StorageEvent.variant`, defined by `actor_id`
+    from `channel_id`)."""
 
 
 JsonObject = Mapping[str, Any]
@@ -743,6 +746,10 @@ class StorageEvent:
     round's deadline): that event's own effects tell about it."""
     games: tuple[int, ...] = ()
     """The games a tournament event ended (a withdrawal's resignations, a deadline's draws)."""
+    variant: GuildVariant | None = None
+    """A server's variant as it is after the event (`VARIANT_DEFINED`)."""
+    channel_id: int | None = None
+    """Where the event was asked for, when its posts go there (a variant's definition)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from storage import _rows, _shared
 from storage.db import Database, Row, Tx
 from storage.errors import InvalidValueError, VariantChangedError
-from storage.models import GuildVariant, VariantVersion
+from storage.models import EventKind, GuildVariant, StorageEvent, VariantVersion
 
 MAX_DEFINITION = 32 * 1024
 
@@ -48,10 +48,14 @@ class GuildVariants:
         author_id: int,
         expected_version: int,
         now: int,
+        channel_id: int | None = None,
     ) -> GuildVariant:
         """Stores `content` as the next version of the guild's variant (version 1 for a new
-        id). `expected_version` is the version the caller saw (0 when the id was unknown);
-        another definition or deletion in between raises `VariantChangedError`."""
+        id), with its `VARIANT_DEFINED` event (its effects: the announcement in `channel_id`).
+        `expected_version` is the version the caller saw (0 when the id was unknown);
+        another definition or deletion in between raises `VariantChangedError`. The same
+        text as the current version is no new version: the current one is returned as it
+        is, and nothing else happens."""
         _rows.check_text("the variant id", variant_id, max_len=32)
         _rows.check_text("the variant name", name, max_len=60)
         _rows.check_text("the definition", content, max_len=MAX_DEFINITION)
@@ -66,6 +70,8 @@ class GuildVariants:
             )
             current = await self._fetch(tx, guild_id, variant_id, lock=True)
             seen = current.version if current else 0
+            if current is not None and not current.deleted and current.digest == digest:
+                return current
             if seen != expected_version:
                 raise VariantChangedError(variant_id, expected_version, seen)
             version = seen + 1
@@ -93,6 +99,15 @@ class GuildVariants:
             )
             found = await self._fetch(tx, guild_id, variant_id)
             assert found is not None
+            tx.emit(
+                StorageEvent(
+                    EventKind.VARIANT_DEFINED,
+                    now,
+                    variant=found,
+                    actor_id=author_id,
+                    channel_id=channel_id,
+                )
+            )
             return found
 
     async def delete(

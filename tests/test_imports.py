@@ -52,6 +52,7 @@ FORBIDDEN = {
         "bot.loops",
         "bot.announce",
         "bot.announce_tournaments",
+        "bot.announce_variants",
     ),
     "bot/ui": (
         "bot.cogs",
@@ -60,11 +61,20 @@ FORBIDDEN = {
         "bot.loops",
         "bot.announce",
         "bot.announce_tournaments",
+        "bot.announce_variants",
     ),
-    "bot/cogs": ("bot.client", "bot.app", "bot.loops", "bot.announce", "bot.announce_tournaments"),
+    "bot/cogs": (
+        "bot.client",
+        "bot.app",
+        "bot.loops",
+        "bot.announce",
+        "bot.announce_tournaments",
+        "bot.announce_variants",
+    ),
     "bot/loops.py": ("discord", "bot.client", "bot.app", "bot.cogs", "bot.announce"),
     "bot/announce.py": ("bot.client", "bot.app", "bot.cogs", "bot.announce_tournaments"),
     "bot/announce_tournaments.py": ("bot.client", "bot.app", "bot.cogs"),
+    "bot/announce_variants.py": ("bot.client", "bot.app", "bot.cogs"),
     "bot/replies.py": ("bot.client", "bot.cogs", "bot.ui"),
 }
 

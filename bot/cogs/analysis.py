@@ -32,6 +32,8 @@ class Analysis(commands.Cog):
             channel_id=interaction.channel_id or 0,
             game_id=game,
             engine_ids=(me.id,) if me is not None else (),
+            guild_id=interaction.guild_id,
+            user_id=interaction.user.id,
         )
         record = discord.File(
             io.BytesIO(review.record.text.encode()), filename=review.record.filename

@@ -189,9 +189,11 @@ async def answer_challenge(
     user = user_ref(interaction.user)
     try:
         if accept:
-            game = await service.accept_challenge(challenge_id, user)
+            game = await service.accept_challenge(challenge_id, user, guild_id=interaction.guild_id)
         else:
-            declined = await service.decline_challenge(challenge_id, user)
+            declined = await service.decline_challenge(
+                challenge_id, user, guild_id=interaction.guild_id
+            )
     except Exception as exc:
         await send_error(interaction, exc, f"challenge {challenge_id}")
         return

@@ -15,6 +15,7 @@ from discord.ext import commands
 from bot.cogs.common import Fairy, fairy, install, user_ref
 from bot.service.conditional import MAX_LINE_CHARS, ConditionalService
 from bot.ui.conditional import DESCRIPTION_LIMIT, added_headline, tree_embed
+from bot.ui.fit import fit_embeds
 
 MAX_EMBEDS = 5
 EMBEDS_TOTAL = 5000  # Discord allows 6000 characters over all the embeds of a message
@@ -48,6 +49,7 @@ class Conditional(commands.GroupCog, group_name="conditional"):
             user=user_ref(interaction.user),
             text=line,
             game_id=game,
+            guild_id=interaction.guild_id,
         )
         await interaction.followup.send(
             embed=tree_embed(added.tree, headline=added_headline(added)), ephemeral=True
@@ -63,6 +65,7 @@ class Conditional(commands.GroupCog, group_name="conditional"):
             user_id=interaction.user.id,
             typed=current,
             game_id=game if isinstance(game, int) else None,
+            guild_id=interaction.guild_id,
         )
         return [app_commands.Choice(name=s.name, value=s.value) for s in suggestions]
 
@@ -71,7 +74,10 @@ class Conditional(commands.GroupCog, group_name="conditional"):
     async def list_(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         views = await self.service.show(
-            channel_id=interaction.channel_id or 0, user_id=interaction.user.id, game_id=game
+            channel_id=interaction.channel_id or 0,
+            user_id=interaction.user.id,
+            game_id=game,
+            guild_id=interaction.guild_id,
         )
         if not views:
             await interaction.followup.send(
@@ -83,14 +89,17 @@ class Conditional(commands.GroupCog, group_name="conditional"):
         shown = views[:MAX_EMBEDS]
         limit = min(DESCRIPTION_LIMIT, EMBEDS_TOTAL // len(shown))
         await interaction.followup.send(
-            embeds=[tree_embed(view, limit=limit) for view in shown], ephemeral=True
+            embeds=fit_embeds([tree_embed(view, limit=limit) for view in shown]), ephemeral=True
         )
 
     @app_commands.command(name="clear", description="Drop all your conditional moves in a game")
     @app_commands.describe(game=GAME)
     async def clear(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
         found, count = await self.service.clear(
-            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+            channel_id=interaction.channel_id or 0,
+            user=user_ref(interaction.user),
+            game_id=game,
+            guild_id=interaction.guild_id,
         )
         text = (
             f"Dropped your {count} conditional move{'s' if count != 1 else ''} in game #{found.id}."

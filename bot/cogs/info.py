@@ -9,7 +9,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import Fairy, animation_file, defer_first, fairy, install, picture_file
+from bot.cogs.common import (
+    Fairy,
+    animation_file,
+    defer_first,
+    fairy,
+    install,
+    picture_file,
+    user_ref,
+)
 from bot.ui.embeds import games_embed, piece_embed, rules_embed, variants_embed
 from bot.ui.format import count
 
@@ -30,9 +38,11 @@ class Info(commands.Cog):
         finished: bool = False,
     ) -> None:
         who = user or interaction.user
-        games = await self.bot.service.my_games(who.id, finished=finished)
+        games = await self.bot.service.my_games(
+            who.id, finished=finished, guild_id=interaction.guild_id, viewer_id=interaction.user.id
+        )
         await interaction.response.send_message(
-            embed=games_embed(who.display_name, games, finished=finished), ephemeral=user is None
+            embed=games_embed(user_ref(who).name, games, finished=finished), ephemeral=user is None
         )
 
     @app_commands.command(
@@ -43,13 +53,21 @@ class Info(commands.Cog):
         # The replay takes seconds on a long game: acknowledge first.
         await defer_first(interaction, ephemeral=True)
         service = self.bot.service
-        channel_id = interaction.channel_id or 0
-        record = await service.history(channel_id=channel_id, game_id=game)
+        channel_id, guild_id, user_id = (
+            interaction.channel_id or 0,
+            interaction.guild_id,
+            interaction.user.id,
+        )
+        found = await service.find(channel_id, game, guild_id=guild_id, user_id=user_id)
+        record = await service.history(
+            channel_id=channel_id, game_id=game, guild_id=guild_id, user_id=user_id
+        )
         files = [discord.File(io.BytesIO(record.text.encode()), filename=record.filename)]
-        pgn = await service.pgn(channel_id=channel_id, game_id=game)
+        pgn = await service.pgn(
+            channel_id=channel_id, game_id=game, guild_id=guild_id, user_id=user_id
+        )
         if pgn is not None:
             files.append(discord.File(io.BytesIO(pgn.text.encode()), filename=pgn.filename))
-        found = await service.find(channel_id, game)
         animation = await service.replay(found.id)
         if animation is not None:
             files.append(animation_file(animation))

@@ -81,7 +81,11 @@ class Play(commands.Cog):
         await defer_first(interaction, ephemeral=True)
         user = user_ref(interaction.user)
         result = await self.bot.service.play(
-            channel_id=interaction.channel_id or 0, user=user, text=move, game_id=game
+            channel_id=interaction.channel_id or 0,
+            user=user,
+            text=move,
+            game_id=game,
+            guild_id=interaction.guild_id,
         )
         await post_move(self.bot, interaction, user, result)
 
@@ -95,6 +99,7 @@ class Play(commands.Cog):
             user_id=interaction.user.id,
             typed=current,
             game_id=game if isinstance(game, int) else None,
+            guild_id=interaction.guild_id,
         )
         return [app_commands.Choice(name=s.name, value=s.value) for s in suggestions]
 
@@ -115,6 +120,7 @@ class Play(commands.Cog):
             user_id=interaction.user.id,
             own_side=own_side,
             game_id=game,
+            guild_id=interaction.guild_id,
         )
         await post_view(self.bot, interaction, view, ephemeral=private)
 
@@ -129,6 +135,7 @@ class Play(commands.Cog):
             user_id=interaction.user.id,
             square=square,
             game_id=game,
+            guild_id=interaction.guild_id,
         )
         listing = ", ".join(found.moves) if found.moves else "no legal move"
         where = f"From {found.square}"
@@ -144,7 +151,10 @@ class Play(commands.Cog):
     async def resign(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
         await defer_first(interaction, ephemeral=True)
         result = await self.bot.service.resign(
-            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+            channel_id=interaction.channel_id or 0,
+            user=user_ref(interaction.user),
+            game_id=game,
+            guild_id=interaction.guild_id,
         )
         await acknowledge(self.bot, interaction, f"You resigned: **{result.view.status}**.")
 
@@ -155,7 +165,10 @@ class Play(commands.Cog):
     async def abort(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
         await defer_first(interaction, ephemeral=True)
         await self.bot.service.abort(
-            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+            channel_id=interaction.channel_id or 0,
+            user=user_ref(interaction.user),
+            game_id=game,
+            guild_id=interaction.guild_id,
         )
         await acknowledge(self.bot, interaction, "You aborted the game.")
 
@@ -164,7 +177,10 @@ class Play(commands.Cog):
     async def draw(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
         await defer_first(interaction)  # an offer is posted for both players to see
         outcome = await self.bot.opponent.offer_draw(
-            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+            channel_id=interaction.channel_id or 0,
+            user=user_ref(interaction.user),
+            game_id=game,
+            guild_id=interaction.guild_id,
         )
         if isinstance(outcome, EndResult):
             engine = outcome.view.game.engine_id is not None
@@ -188,7 +204,10 @@ class Play(commands.Cog):
     ) -> None:
         await defer_first(interaction)  # the request is posted for both players to see
         offer = await self.bot.opponent.request_takeback(
-            channel_id=interaction.channel_id or 0, user=user_ref(interaction.user), game_id=game
+            channel_id=interaction.channel_id or 0,
+            user=user_ref(interaction.user),
+            game_id=game,
+            guild_id=interaction.guild_id,
         )
         if isinstance(offer, GameView):  # Fairy Post granted it at once
             await interaction.followup.send(

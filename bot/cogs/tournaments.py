@@ -57,9 +57,9 @@ class SignupButton(
         user = user_ref(interaction.user)
         try:
             if self.action == "join":
-                view = await service.join(self.tournament_id, user)
+                view = await service.join(self.tournament_id, user, guild_id=interaction.guild_id)
             else:
-                view = await service.leave(self.tournament_id, user)
+                view = await service.leave(self.tournament_id, user, guild_id=interaction.guild_id)
         except Exception as exc:
             await send_error(interaction, exc, f"tournament {self.tournament_id}")
             return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 from typing import Any
 
@@ -10,15 +9,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import Fairy, fairy, guild_of, install, picture_file, user_ref
+from bot.cogs.common import Fairy, channel_of, fairy, guild_of, install, picture_file, user_ref
 from bot.service.errors import BadRequestError
 from bot.service.models import Picture
-from bot.ui.embeds import defined_embed, piece_embed, rules_embed, variant_list_embed
+from bot.ui.embeds import defined_embed, rules_embed, variant_list_embed
 from bot.ui.format import NO_PINGS, shown
 from rules.limits import MAX_FILE_BYTES
-
-MAX_DIAGRAMS = 9
-"""Piece diagrams under a definition: with the board, Discord's 10 files a message."""
 
 
 def _manages(interaction: discord.Interaction[Any]) -> bool:
@@ -42,35 +38,26 @@ class Variants(commands.Cog):
                 f"{file.filename} is {file.size:,} bytes; a definition may be at most "
                 f"{MAX_FILE_BYTES:,} bytes."
             )
-        # Deferred privately: a refusal reaches only the author; the new variant is then
-        # announced to the channel in a follow-up of its own.
+        # Deferred privately: a refusal reaches only the author. The announcement to the
+        # channel was recorded with the new version and is posted by the effects loop.
         await interaction.response.defer(thinking=True, ephemeral=True)
-        service = self.bot.service
         data = await file.read()
-        result = await service.variants.define(
+        result = await self.bot.service.variants.define(
             guild_id,
             user_ref(interaction.user),
             can_manage=_manages(interaction),
             filename=file.filename,
             data=data,
+            channel_id=channel_of(interaction),
         )
-        board = await service.render(result.rules.scene)
-        files = [picture_file(board)]
-        embeds = [defined_embed(result)]
-        for i, info in enumerate(result.new_pieces[:MAX_DIAGRAMS]):
-            diagram = await service.render_piece(result.variant, info.id)
-            name = f"piece-{i}.png"
-            files.append(picture_file(dataclasses.replace(diagram, filename=name)))
-            embed = piece_embed(info, result.rules.variant.name)
-            embed.set_image(url=f"attachment://{name}")
-            embeds.append(embed)
+        self.bot.effects.poke()
         v = result.rules.variant
         await interaction.followup.send(
-            f"Done: **{v.name}** (`{v.id}`) version {v.version} is defined; "
-            "the announcement follows.",
+            f"Done: **{shown(v.name)}** (`{v.id}`) version {v.version} is defined; "
+            "its announcement follows in this channel.",
+            embed=defined_embed(result, with_image=False),
             ephemeral=True,
         )
-        await interaction.followup.send(embeds=embeds, files=files)
 
     @variant.command(
         name="show", description="Rules, pieces and start of one of this server's variants"

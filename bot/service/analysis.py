@@ -172,10 +172,13 @@ class AnalysisService:
         channel_id: int,
         game_id: int | None = None,
         engine_ids: Collection[int] = (),
+        guild_id: int | None = None,
+        user_id: int | None = None,
     ) -> Review:
-        """Review the game named (or the one of this channel). `engine_ids`: the users that
-        are Fairy Post itself (a running game against it may be reviewed, if unrated)."""
-        game = await self.games.find(channel_id, game_id)
+        """Review the game named (or the one of this channel; by number, in its own server or
+        by its players in direct messages). `engine_ids`: the users that are Fairy Post
+        itself (a running game against it may be reviewed, if unrated)."""
+        game = await self.games.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         await self._may_review(game, engine_ids)
         moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
         variant = await self.games.variants.for_game(game)

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from bot.service import limits
 from bot.service.engine import storage_outcome, suggest
 from bot.service.errors import (
     BadRequestError,
@@ -394,12 +395,15 @@ class ConditionalService:
     def __init__(self, games: GameService) -> None:
         self.games = games
         self.storage = games.storage
+        self.lines = limits.RateWindow(limits.CONDITIONAL_LINES_PER_MINUTE, 60)
 
     async def _waiting_for(
-        self, channel_id: int, user_id: int, game_id: int | None
+        self, channel_id: int, user_id: int, game_id: int | None, guild_id: int | None = None
     ) -> tuple[Game, Color]:
         """The game the player names, theirs and running, with the opponent to move."""
-        game, color = await self.games.own_active_game(channel_id, user_id, game_id)
+        game, color = await self.games.own_active_game(
+            channel_id, user_id, game_id, guild_id=guild_id
+        )
         if color is game.turn:
             raise BadRequestError(
                 f"It is your turn in game #{game.id}: play your move with /move. Conditional "
@@ -408,11 +412,23 @@ class ConditionalService:
         return game, color
 
     async def add(
-        self, *, channel_id: int, user: UserRef, text: str, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        text: str,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> Added:
         """Check a line step by step and add it to the player's tree."""
         words = split_line(text)
-        game, _ = await self._waiting_for(channel_id, user.id, game_id)
+        wait = self.lines.take(user.id, self.games.clock.now())
+        if wait is not None:
+            raise limits.LimitError(
+                f"That is {limits.CONDITIONAL_LINES_PER_MINUTE} lines in a minute, the most "
+                f"Fairy Post checks for one player: add this one {limits.wait_words(wait)}."
+            )
+        game, _ = await self._waiting_for(channel_id, user.id, game_id, guild_id)
         async with self.games.lock(game.id):
             game, color = await self._waiting_for(0, user.id, game.id)
             game = await self.games.settled(game)  # deadlines win: the opponent's clock
@@ -446,14 +462,21 @@ class ConditionalService:
         return Added(line, len(stored.branches) - len(before.branches), view)
 
     async def show(
-        self, *, channel_id: int, user_id: int, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user_id: int,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> list[TreeView]:
-        """The player's trees: of the game named or played here, else of all their games."""
+        """The player's trees: of the game named or played here, else of all their games
+        of this server (in direct messages, of every server)."""
         try:
-            games = [await self.games.find(channel_id, game_id)]
+            games = [await self.games.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)]
         except NoGameHereError:
             ids = await self.storage.conditional.games_of(user_id)
             games = [await self.storage.games.get(g) for g in ids]
+            games = [g for g in games if guild_id in (None, g.guild_id)]
         out = []
         for game in games:
             if game.color_of(user_id) is None:
@@ -464,10 +487,15 @@ class ConditionalService:
         return out
 
     async def clear(
-        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> tuple[Game, int]:
         """Drop all the player's conditional moves in the game; how many there were."""
-        game = await self.games.find(channel_id, game_id)
+        game = await self.games.find(channel_id, game_id, guild_id=guild_id, user_id=user.id)
         if game.color_of(user.id) is None:
             raise NotPlayingError(game.id)
         async with self.games.lock(game.id):
@@ -475,13 +503,19 @@ class ConditionalService:
         return game, count
 
     async def suggest(
-        self, *, channel_id: int, user_id: int, typed: str, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user_id: int,
+        typed: str,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> list[Suggestion]:
         """Autocomplete for a line: the legal moves of the step being typed, after the
         steps already typed (for the first step, the opponent's moves as `/move` lists
         them for the opponent). Nothing when the line so far does not play."""
         try:
-            game, _ = await self._waiting_for(channel_id, user_id, game_id)
+            game, _ = await self._waiting_for(channel_id, user_id, game_id, guild_id)
         except (ServiceError, StorageError):
             return []
         rules_game = await self.games.rules(game)

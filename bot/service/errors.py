@@ -24,6 +24,17 @@ class NoGameHereError(ServiceError):
         )
 
 
+class NoSuchGameError(ServiceError):
+    """A game number that names no game, or a game of another server (the same words: a
+    game is not even confirmed to exist outside its server)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            f"There is no game #{game_id} here. A game is found by its number in its own "
+            "server, or by its players in direct messages; /games lists yours."
+        )
+
+
 class NotPlayingError(ServiceError):
     def __init__(self, game_id: int) -> None:
         super().__init__(f"You are not playing in game #{game_id}; only its two players can act.")

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
+from bot.service import limits
 from bot.service.clock import Clock
 from bot.service.conditional import position_key, reply_to
 from bot.service.describe import MAX_DESCRIPTION, describe_replay, describe_scene
@@ -28,6 +29,7 @@ from bot.service.errors import (
     BadRequestError,
     GameFinishedError,
     NoGameHereError,
+    NoSuchGameError,
     NotPlayingError,
     NotYourTurnError,
     PositionChangedError,
@@ -63,6 +65,7 @@ from rules.variant import Variant
 from storage import Storage
 from storage.crashpoints import crashpoint
 from storage.errors import (
+    ChallengeNotFoundError,
     GameLostOnTimeError,
     GameMovedOnError,
     GameNotFoundError,
@@ -70,6 +73,7 @@ from storage.errors import (
 )
 from storage.models import (
     DAY,
+    Challenge,
     Color,
     ColorChoice,
     Game,
@@ -84,6 +88,8 @@ from storage.models import (
 
 ALLOWED_DAYS = (1, 2, 3, 5, 7, 10, 14)
 RECENT_MOVES = 6
+RECENT_LISTED = 20
+"""Finished games /games lists."""
 
 
 class GameService:
@@ -152,6 +158,7 @@ class GameService:
             raise BadRequestError("Rated games are switched off on this server; use rated: False.")
         clock = self.clock_for(days_per_move, settings.default_move_seconds, bank)
         now = self.clock.now()
+        await self._room_for_a_challenge(guild_id, channel_id, challenger.id, now)
         await self.seen(challenger)
         if opponent is not None:
             await self.seen(opponent)
@@ -175,6 +182,29 @@ class GameService:
         return ChallengeView(
             challenge, resolved.info, challenger.name, opponent.name if opponent else None, scene
         )
+
+    async def _room_for_a_challenge(
+        self, guild_id: int, channel_id: int, challenger_id: int, now: int
+    ) -> None:
+        """Limits against flooding (`bot.service.limits`): open challenges of one player on
+        this server, and open challenges in one channel."""
+        still_open = [
+            c
+            for c in await self.storage.challenges.list_open(guild_id=guild_id)
+            if c.expires_at > now
+        ]
+        mine = sum(c.challenger_id == challenger_id for c in still_open)
+        if mine >= limits.OPEN_CHALLENGES_PER_PLAYER:
+            raise limits.LimitError(
+                f"You have {mine} open challenges on this server, the most one player may "
+                "have at once. Wait for an answer, or withdraw one with Decline on its post."
+            )
+        here = sum(c.channel_id == channel_id for c in still_open)
+        if here >= limits.OPEN_CHALLENGES_PER_CHANNEL:
+            raise limits.LimitError(
+                f"This channel has {here} open challenges, the most it holds at once: accept "
+                "one of them, or challenge again when some have expired."
+            )
 
     async def challenge_settings(self, guild_id: int, channel_id: int) -> GuildSettings:
         """The server's settings for a new game, refused outside its challenge channel."""
@@ -215,12 +245,21 @@ class GameService:
             c, variant_info(v), await self.name_of(c.challenger_id), opponent, None
         )
 
-    async def accept_challenge(self, challenge_id: int, user: UserRef) -> GameView:
+    async def _challenge_here(self, challenge_id: int, guild_id: int | None) -> Challenge:
+        """The challenge, if it is this server's (a button answers where its post is)."""
+        c = await self.storage.challenges.get(challenge_id)
+        if guild_id is not None and c.guild_id != guild_id:
+            raise ChallengeNotFoundError(challenge_id)
+        return c
+
+    async def accept_challenge(
+        self, challenge_id: int, user: UserRef, *, guild_id: int | None = None
+    ) -> GameView:
         """`user` takes the challenge: the game starts (its thread is the cog's business)."""
         if user.bot:
             raise BadRequestError("Bots cannot play.")
+        c = await self._challenge_here(challenge_id, guild_id)
         await self.seen(user)
-        c = await self.storage.challenges.get(challenge_id)
         v = await self.variants.for_challenge(c)
         start = RulesGame(v)
         _, game = await self.storage.challenges.accept(
@@ -229,9 +268,11 @@ class GameService:
         self.cache.put(game.id, start, game.revision)
         return await self._view(game, start)
 
-    async def decline_challenge(self, challenge_id: int, user: UserRef) -> ChallengeView:
+    async def decline_challenge(
+        self, challenge_id: int, user: UserRef, *, guild_id: int | None = None
+    ) -> ChallengeView:
         """The addressee declines, or the challenger withdraws (anyone else is refused)."""
-        c = await self.storage.challenges.get(challenge_id)
+        c = await self._challenge_here(challenge_id, guild_id)
         now = self.clock.now()
         if user.id == c.challenger_id:
             c = await self.storage.challenges.cancel(challenge_id, user.id, now)
@@ -248,13 +289,26 @@ class GameService:
 
     # ------------------------------------------------------------------ finding games
 
-    async def find(self, channel_id: int, game_id: int | None = None) -> Game:
-        """The game named by id, or the one played in this channel (its thread)."""
+    async def find(
+        self,
+        channel_id: int,
+        game_id: int | None = None,
+        *,
+        guild_id: int | None = None,
+        user_id: int | None = None,
+    ) -> Game:
+        """The game named by number, or the one played in this channel (its thread). A game
+        belongs to its server: by number it is found only there (`guild_id`), and in direct
+        messages (`guild_id` None) only by its two players (`user_id`); elsewhere it does
+        not exist, with the same words as a number that names no game."""
         if game_id is not None:
             try:
-                return await self.storage.games.get(game_id)
+                numbered = await self.storage.games.get(game_id)
             except GameNotFoundError:
-                raise BadRequestError(f"There is no game #{game_id}.") from None
+                raise NoSuchGameError(game_id) from None
+            if not shown_to(numbered, guild_id, user_id):
+                raise NoSuchGameError(game_id)
+            return numbered
         game = await self.storage.games.find_by_thread(channel_id)
         if game is None:
             raise NoGameHereError()
@@ -304,10 +358,10 @@ class GameService:
         return await self._settled(game)
 
     async def own_active_game(
-        self, channel_id: int, user_id: int, game_id: int | None
+        self, channel_id: int, user_id: int, game_id: int | None, *, guild_id: int | None = None
     ) -> tuple[Game, Color]:
         """The game a player acts on: theirs, and still going; their colour."""
-        return await self._own_active_game(channel_id, user_id, game_id)
+        return await self._own_active_game(channel_id, user_id, game_id, guild_id=guild_id)
 
     async def _participant(self, game: Game, user_id: int) -> Color:
         color = game.color_of(user_id)
@@ -316,11 +370,11 @@ class GameService:
         return color
 
     async def _own_active_game(
-        self, channel_id: int, user_id: int, game_id: int | None
+        self, channel_id: int, user_id: int, game_id: int | None, *, guild_id: int | None = None
     ) -> tuple[Game, Color]:
         """The game a player acts on (resign, abort, offers): theirs, and still going; a
         deadline that has passed is settled before anything else is judged."""
-        game = await self.find(channel_id, game_id)
+        game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         color = await self._participant(game, user_id)
         if not game.is_active:
             raise GameFinishedError(game.id, self._ending(game))
@@ -365,12 +419,13 @@ class GameService:
         game_id: int | None = None,
         at_ply: int | None = None,
         at_revision: int | None = None,
+        guild_id: int | None = None,
     ) -> MoveResult:
         """Validate and play the move `text` for `user`; refusals say why. `at_ply`: the
         ply the player chose the move at (the Move button's menus), refused if it passed;
         `at_revision` likewise the move list's revision (the engine's move: a takeback and
         a new move bring the same ply back, but not the same position)."""
-        game = await self.find(channel_id, game_id)
+        game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user.id)
         if at_ply is not None and game.ply_count != at_ply:
             raise PositionChangedError(game.id)
         await self._check_turn(game, user.id)
@@ -421,18 +476,29 @@ class GameService:
         """The game, its rules state and the legal moves of `user`, who must be to move
         (the Move button's menus list them). A deadline that has passed is settled first:
         the button of a game lost on time says so instead of offering moves."""
-        game = await self.find(0, game_id)
+        # The game of a Move button, under a board in its thread: only its player to move
+        # gets further (a spectator is told they do not play).
+        try:
+            game = await self.storage.games.get(game_id)
+        except GameNotFoundError:
+            raise NoSuchGameError(game_id) from None
         await self._check_turn(game, user_id)
         game = await self._settled(game)
         rules_game = await self._rules(game)
         return game, rules_game, self.cache.legal_moves(game.id, rules_game)
 
     async def suggest_moves(
-        self, *, channel_id: int, user_id: int, typed: str, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user_id: int,
+        typed: str,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> list[Suggestion]:
         """Autocomplete: the caller's legal moves matching what they typed (at most 25)."""
         try:
-            game = await self.find(channel_id, game_id)
+            game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         except (BadRequestError, NoGameHereError):
             return []
         if not game.is_active or game.color_of(user_id) is not game.turn:
@@ -447,8 +513,9 @@ class GameService:
         user_id: int,
         own_side: bool = False,
         game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> GameView:
-        game = await self.find(channel_id, game_id)
+        game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         rules_game = await self._rules(game)
         perspective = None
         color = game.color_of(user_id)
@@ -457,11 +524,17 @@ class GameService:
         return await self._view(game, rules_game, perspective=perspective)
 
     async def moves_from(
-        self, *, channel_id: int, user_id: int, square: str, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user_id: int,
+        square: str,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> PieceMoves:
         """The picture with the legal destinations of the piece on `square` marked. For a
         piece whose side is not to move, the moves it would have if it were (planning)."""
-        game = await self.find(channel_id, game_id)
+        game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         rules_game = await self._rules(game)
         geo = rules_game.variant.geometry
         sq = geo.parse(square.strip().lower())
@@ -505,18 +578,28 @@ class GameService:
     # ------------------------------------------------------------------ endings and offers
 
     async def resign(
-        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> EndResult:
-        game, _ = await self._own_active_game(channel_id, user.id, game_id)
+        game, _ = await self._own_active_game(channel_id, user.id, game_id, guild_id=guild_id)
         async with self._locks[game.id]:
             ended = await self.storage.games.resign(game.id, user.id, self.clock.now())
         crashpoint("event.committed:resign")
         return await self._ended(ended)
 
     async def abort(
-        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> EndResult:
-        game, _ = await self._own_active_game(channel_id, user.id, game_id)
+        game, _ = await self._own_active_game(channel_id, user.id, game_id, guild_id=guild_id)
         if game.tournament_id is not None:
             raise BadRequestError(
                 "A tournament game cannot be aborted: resign it, or withdraw from the "
@@ -528,10 +611,15 @@ class GameService:
         return await self._ended(ended)
 
     async def offer_draw(
-        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> OfferView | EndResult:
         """Offer a draw; if the opponent's offer is already waiting, this accepts it."""
-        game, _ = await self._own_active_game(channel_id, user.id, game_id)
+        game, _ = await self._own_active_game(channel_id, user.id, game_id, guild_id=guild_id)
         pending = await self.storage.draws.pending(game.id)
         if pending is not None and pending.offered_by != user.id:
             return await self.answer_draw(pending.id, user, accept=True)
@@ -561,10 +649,15 @@ class GameService:
         return OfferView(game, offer=declined, by_name=user.name, to_id=offer.offered_by)
 
     async def request_takeback(
-        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> OfferView:
         """Ask to take back your last move (and the opponent's reply, if they made one)."""
-        game, color = await self._own_active_game(channel_id, user.id, game_id)
+        game, color = await self._own_active_game(channel_id, user.id, game_id, guild_id=guild_id)
         moves = await self.storage.games.moves(game.id)
         mine = [m for m in moves if m.color is color]
         if not mine:
@@ -621,12 +714,30 @@ class GameService:
 
     # ------------------------------------------------------------------ listings and records
 
-    async def my_games(self, user_id: int, *, finished: bool = False) -> list[GameSummary]:
-        """Games in progress (yours to move first), or the 20 most recently finished."""
+    async def my_games(
+        self,
+        user_id: int,
+        *,
+        finished: bool = False,
+        guild_id: int | None = None,
+        viewer_id: int | None = None,
+    ) -> list[GameSummary]:
+        """Games in progress (yours to move first), or the 20 most recently finished: of
+        this server (`guild_id`), or in direct messages every game of the viewer's own
+        (someone else's games are listed only in a server, the ones played there)."""
+        if guild_id is None and viewer_id not in (None, user_id):
+            raise BadRequestError(
+                "In direct messages /games lists your own games; someone else's are listed "
+                "in a server, the games they play there."
+            )
         if finished:
-            games = await self.storage.games.list_recent(user_id, finished_only=True)
+            recent = await self.storage.games.list_recent(
+                user_id, RECENT_LISTED * 5, finished_only=True
+            )
+            games = [g for g in recent if guild_id in (None, g.guild_id)][:RECENT_LISTED]
         else:
             games = await self.storage.games.list_active(user_id)
+            games = [g for g in games if guild_id in (None, g.guild_id)]
         out = []
         for g in games:
             opponent = g.opponent_of(user_id)
@@ -644,9 +755,16 @@ class GameService:
             )
         return out
 
-    async def history(self, *, channel_id: int, game_id: int | None = None) -> RecordFile:
+    async def history(
+        self,
+        *,
+        channel_id: int,
+        game_id: int | None = None,
+        guild_id: int | None = None,
+        user_id: int | None = None,
+    ) -> RecordFile:
         """The game record (spec §6) with names, date and the current position text."""
-        game = await self.find(channel_id, game_id)
+        game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         rules_game = await self._rules(game)
         white, black = await self.name_of(game.white_id), await self.name_of(game.black_id)
         date = dt.datetime.fromtimestamp(game.created_at, dt.UTC).date().isoformat()
@@ -670,10 +788,17 @@ class GameService:
         text += f"# position: {rules_game.position_text}\n"
         return RecordFile(f"fairypost-{game.id}-{variant_id}.txt", text)
 
-    async def pgn(self, *, channel_id: int, game_id: int | None = None) -> RecordFile | None:
+    async def pgn(
+        self,
+        *,
+        channel_id: int,
+        game_id: int | None = None,
+        guild_id: int | None = None,
+        user_id: int | None = None,
+    ) -> RecordFile | None:
         """The game as PGN, for the variants other tools read (chess, Grand Chess); None
         for the others."""
-        game = await self.find(channel_id, game_id)
+        game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         if not has_pgn(game.variant_id) or game.options:
             return None
         rules_game = await self._rules(game)
@@ -811,6 +936,14 @@ class GameService:
         if rules_game.variant.goal == "royal-capture":
             return f"{side} to move" + (" — the royal piece is attacked!" if in_check else "")
         return f"{side} to move" + (" — check!" if in_check else "")
+
+
+def shown_to(game: Game, guild_id: int | None, user_id: int | None) -> bool:
+    """Whether `game` may be shown where a command was used: in its own server, or in
+    direct messages (`guild_id` None) to one of its two players."""
+    if guild_id is not None:
+        return game.guild_id == guild_id
+    return user_id is not None and game.color_of(user_id) is not None
 
 
 def parse_color(color: str) -> ColorChoice:

@@ -47,10 +47,15 @@ class Moderation:
     def __init__(self, games: GameService) -> None:
         self.games = games
 
-    async def _game_here(self, guild_id: int, game_id: int) -> int:
-        game = await self.games.storage.games.get(game_id)
-        if game.guild_id != guild_id:
-            raise BadRequestError(f"Game #{game_id} is not played on this server.")
+    async def _game_here(self, guild_id: int, game_id: int, moderator: UserRef) -> int:
+        """The game, if this server's, still going, and not the moderator's own: nobody
+        judges their own game (another moderator must)."""
+        game = await self.games.find(0, game_id, guild_id=guild_id)
+        if game.color_of(moderator.id) is not None:
+            raise BadRequestError(
+                f"You play in game #{game_id}: a moderator does not decide their own game. "
+                "Ask another moderator."
+            )
         if not game.is_active:
             raise BadRequestError(f"Game #{game_id} is already over.")
         return game.id
@@ -60,7 +65,7 @@ class Moderation:
     ) -> EndResult:
         """End the game without a result: nobody wins, ratings do not change."""
         why = clean_reason(reason)
-        gid = await self._game_here(guild_id, game_id)
+        gid = await self._game_here(guild_id, game_id, moderator)
         await self.games.seen(moderator)
         detail = "cancelled by a moderator" + (f": {why}" if why else "")
         async with self.games.lock(gid):
@@ -76,7 +81,7 @@ class Moderation:
         why = clean_reason(reason)
         if not why:
             raise BadRequestError("Say why the game is adjudicated; the players will read it.")
-        gid = await self._game_here(guild_id, game_id)
+        gid = await self._game_here(guild_id, game_id, moderator)
         await self.games.seen(moderator)
         detail = f"{verdict.words} by adjudication: {why}"
         async with self.games.lock(gid):

@@ -256,9 +256,11 @@ class OpponentService:
 
     # ------------------------------------------------------------------ offers
 
-    async def _engine_game(self, channel_id: int, game_id: int | None) -> Game | None:
+    async def _engine_game(
+        self, channel_id: int, game_id: int | None, guild_id: int | None, user_id: int
+    ) -> Game | None:
         try:
-            game = await self.games.find(channel_id, game_id)
+            game = await self.games.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         except ServiceError:
             return None  # the game service gives the refusal
         return game if game.engine_id is not None else None
@@ -268,38 +270,52 @@ class OpponentService:
         return UserRef(game.engine_id, await self.games.name_of(game.engine_id), True)
 
     async def offer_draw(
-        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> OfferView | EndResult:
         """/draw: against the engine, answered at once (accepted when its evaluation says
         the game is dead level or it is worse); between people, an offer."""
-        game = await self._engine_game(channel_id, game_id)
+        game = await self._engine_game(channel_id, game_id, guild_id, user.id)
         if game is None:
-            return await self.games.offer_draw(channel_id=channel_id, user=user, game_id=game_id)
-        game, _ = await self.games.own_active_game(channel_id, user.id, game.id)
+            return await self.games.offer_draw(
+                channel_id=channel_id, user=user, game_id=game_id, guild_id=guild_id
+            )
+        game, _ = await self.games.own_active_game(channel_id, user.id, game.id, guild_id=guild_id)
         variant = await self.games.variants.for_game(game)
         moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
         engine_color = 0 if game.engine_id == game.white_id else 1
         accept = await self.pool.accepts_draw(variant, moves, engine_color)
-        offered = await self.games.offer_draw(channel_id=channel_id, user=user, game_id=game.id)
+        offered = await self.games.offer_draw(
+            channel_id=channel_id, user=user, game_id=game.id, guild_id=guild_id
+        )
         if not isinstance(offered, OfferView) or offered.offer is None:
             return offered
         engine = await self._engine_user(game)
         return await self.games.answer_draw(offered.offer.id, engine, accept=accept)
 
     async def request_takeback(
-        self, *, channel_id: int, user: UserRef, game_id: int | None = None
+        self,
+        *,
+        channel_id: int,
+        user: UserRef,
+        game_id: int | None = None,
+        guild_id: int | None = None,
     ) -> OfferView | GameView:
         """/takeback: against the engine, granted at once (your last move and its reply, so
         it is your turn again; your move alone while it is thinking)."""
-        game = await self._engine_game(channel_id, game_id)
+        game = await self._engine_game(channel_id, game_id, guild_id, user.id)
         if game is None:
             return await self.games.request_takeback(
-                channel_id=channel_id, user=user, game_id=game_id
+                channel_id=channel_id, user=user, game_id=game_id, guild_id=guild_id
             )
         if game.rated:
             raise BadRequestError("Takebacks are only allowed in unrated games against Fairy Post.")
         request = await self.games.request_takeback(
-            channel_id=channel_id, user=user, game_id=game.id
+            channel_id=channel_id, user=user, game_id=game.id, guild_id=guild_id
         )
         assert request.takeback is not None
         engine = await self._engine_user(game)

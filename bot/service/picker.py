@@ -152,7 +152,7 @@ class MovePicker:
     async def _at(
         self, game_id: int, user_id: int, ply: int
     ) -> tuple[Game, RulesGame, list[LegalMove]]:
-        if (await self.games.find(0, game_id)).ply_count != ply:
+        if (await self.games.storage.games.get(game_id)).ply_count != ply:
             raise PositionChangedError(game_id)
         game, rules_game, moves = await self.games.turn_moves(game_id, user_id)
         if game.ply_count != ply:

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bot.service import consequences
+from bot.service import consequences, limits
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp, Handler
 from bot.service.errors import BadRequestError
 from bot.service.games import ALLOWED_DAYS, GameService
@@ -72,6 +72,8 @@ from tournament.standings import (
 )
 from tournament.swiss import NoPairingError, pair_swiss_round
 
+LIVE = ("signup", "running")
+"""Tournaments that count towards the server's limit."""
 MAX_NAME = 80
 """A tournament's name: a title, a thread's name (100 characters with its trophy)."""
 MAX_ROUND_ROBIN = 16
@@ -328,6 +330,13 @@ class TournamentService:
         settings = await self.storage.guilds.get(guild_id)
         if rated and not settings.rated_allowed:
             raise BadRequestError("Rated games are switched off on this server; use rated: False.")
+        going = [t for t in await self.storage.tournaments.in_guild(guild_id) if t.status in LIVE]
+        if len(going) >= limits.TOURNAMENTS_PER_SERVER:
+            raise limits.LimitError(
+                f"This server already runs {len(going)} tournaments (in sign-up or playing), "
+                "the most it may run at once: create this one when one of them is over, or "
+                "cancel one still in sign-up (/tournament cancel)."
+            )
         clock = self.games.clock_for(days_per_move, settings.default_move_seconds, bank=False)
         now = self.clock.now()
         await self.games.seen(organiser)
@@ -401,14 +410,28 @@ class TournamentService:
 
     # ------------------------------------------------------------------ sign-up
 
-    async def join(self, tournament_id: int, user: UserRef) -> TournamentView:
+    async def _here(self, tournament_id: int, guild_id: int | None) -> None:
+        """Refused unless the tournament is this server's (its buttons answer where its
+        sign-up post is)."""
+        if guild_id is not None:
+            t = await self.storage.tournaments.get(tournament_id)
+            if t.guild_id != guild_id:
+                raise BadRequestError(f"There is no tournament #{tournament_id} on this server.")
+
+    async def join(
+        self, tournament_id: int, user: UserRef, *, guild_id: int | None = None
+    ) -> TournamentView:
         if user.bot:
             raise BadRequestError("Bots cannot play.")
+        await self._here(tournament_id, guild_id)
         await self.games.seen(user)
         await self.storage.tournaments.join(tournament_id, user.id, self.clock.now())
         return await self.view(tournament_id)
 
-    async def leave(self, tournament_id: int, user: UserRef) -> TournamentView:
+    async def leave(
+        self, tournament_id: int, user: UserRef, *, guild_id: int | None = None
+    ) -> TournamentView:
+        await self._here(tournament_id, guild_id)
         await self.storage.tournaments.leave(tournament_id, user.id)
         return await self.view(tournament_id)
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
+from bot.service import limits
 from bot.service.catalogue import (
     all_variants,
     find_piece,
@@ -27,8 +29,9 @@ from bot.service.catalogue import (
     rules_view,
 )
 from bot.service.clock import Clock
+from bot.service.effects import EffectRegistry
 from bot.service.engine import piece_infos, variant_info
-from bot.service.errors import BadRequestError
+from bot.service.errors import BadRequestError, ServiceError
 from bot.service.inputs import player_name
 from bot.service.models import (
     DefinedVariant,
@@ -54,8 +57,9 @@ from rules.variant import (
     variant_ids,
 )
 from storage import Storage
+from storage.crashpoints import crashpoint
 from storage.errors import VariantChangedError
-from storage.models import Challenge, Game, GuildVariant
+from storage.models import Challenge, EventKind, Game, GuildVariant, NewEffect, StorageEvent
 
 MAX_GUILD_VARIANTS = 50
 """Variants one server may hold at once (deleted ones do not count)."""
@@ -99,6 +103,7 @@ class VariantService:
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._cache_size = cache_size
         self._defining = asyncio.Lock()  # one validation at a time: bounded CPU for everyone
+        self._definitions = limits.RateWindow(limits.VARIANT_DEFINITIONS_PER_HOUR, 3600)
 
     # ------------------------------------------------------------------ resolving
 
@@ -239,17 +244,38 @@ class VariantService:
     # ------------------------------------------------------------------ /variant
 
     async def define(
-        self, guild_id: int, author: UserRef, *, can_manage: bool, filename: str, data: bytes
+        self,
+        guild_id: int,
+        author: UserRef,
+        *,
+        can_manage: bool,
+        filename: str,
+        data: bytes,
+        channel_id: int | None = None,
     ) -> DefinedVariant:
         """Validate an uploaded definition and store it as this server's variant (a new
-        version when its id exists: only its author or a manager may replace it)."""
+        version when its id exists: only its author or a manager may replace it). The
+        announcement in `channel_id` is recorded with the new version (an effect: see
+        `install`). The same file as the current version is refused as changing nothing
+        (`UnchangedVariantError`), before any work."""
         source = _safe_name(filename)
         if not source.lower().endswith(".toml"):
             raise BadRequestError(
                 f"Attach the variant as a .toml file (not {source!r}); docs/variants.md shows how."
             )
+        text = decode_definition(data, source)
+        digest = definition_digest(text)
+        for own in await self.storage.variants.in_guild(guild_id):
+            if own.digest == digest:
+                raise UnchangedVariantError(own)
+        wait = self._definitions.take((guild_id, author.id), self.clock.now())
+        if wait is not None:
+            raise limits.LimitError(
+                f"That is {limits.VARIANT_DEFINITIONS_PER_HOUR} definitions in an hour, the most "
+                f"one member may give: define this one {limits.wait_words(wait)}. Meanwhile "
+                "`python -m rules check` checks a file on your own computer, as the bot does."
+            )
         async with self._defining:
-            text = decode_definition(data, source)
             variant, report = await asyncio.to_thread(_validate, text, source)
         current = await self.storage.variants.get(guild_id, variant.id)
         replacing = current is not None and not current.deleted
@@ -261,7 +287,6 @@ class VariantService:
                 "(/variant delete)."
             )
         await self.storage.players.upsert(author.id, author.name, self.clock.now())
-        digest = definition_digest(text)
         try:
             own = await self.storage.variants.define(
                 guild_id,
@@ -272,21 +297,33 @@ class VariantService:
                 author_id=author.id,
                 expected_version=current.version if current else 0,
                 now=self.clock.now(),
+                channel_id=channel_id,
             )
         except VariantChangedError:
             raise BadRequestError(
                 f"Someone changed the variant `{variant.id}` at the same moment; look at it "
                 "with /variant show and define it again."
             ) from None
+        crashpoint("event.committed:variant")
+        if current is not None and own.version == current.version:
+            raise UnchangedVariantError(own)  # the same file, defined a moment before
         self._texts[digest] = text
-        fresh = {p.id for p in new_pieces(variant)}
-        return DefinedVariant(
-            variant=variant,
-            rules=rules_view(variant, own),
-            new_pieces=tuple(i for i in piece_infos(variant) if i.id in fresh),
-            sanity=tuple(report),
-            replaced_version=current.version if current and replacing else 0,
-        )
+        return _defined(variant, own, report, current.version if current and replacing else 0)
+
+    async def announcement(self, guild_id: int, variant_id: str, version: int) -> DefinedVariant:
+        """A version of a server's variant as its announcement shows it (the variant's
+        rules, its new pieces), whatever came after it; `LookupError` if that version does
+        not exist."""
+        found = await self.storage.variants.get(guild_id, variant_id)
+        versions = {
+            v.version: v for v in await self.storage.variants.versions(guild_id, variant_id)
+        }
+        if found is None or version not in versions:
+            raise LookupError(f"no version {version} of {variant_id} in guild {guild_id}")
+        digest = versions[version].digest
+        own = replace(found, version=version, digest=digest, deleted_at=None)
+        variant = await self._load(digest, [])
+        return _defined(variant, own, (), version - 1)
 
     async def show(self, guild_id: int, text: str) -> RulesView:
         own = await self._own_or_refuse(guild_id, text)
@@ -346,6 +383,63 @@ class VariantService:
                 f"Only the author of `{own.variant_id}` (<@{own.author_id}>) or someone with "
                 f"Manage Server may {what} it."
             )
+
+
+class UnchangedVariantError(ServiceError):
+    """The file is the one a server's variant has now: nothing to define."""
+
+    def __init__(self, own: GuildVariant) -> None:
+        self.own = own
+        super().__init__(
+            f"This file is already version {own.version} of `{own.variant_id}` "
+            f"(**{own.name}**): nothing changed. Edit it and define it again for a new version."
+        )
+
+
+def _defined(
+    variant: Variant, own: GuildVariant, sanity: Sequence[str], replaced: int
+) -> DefinedVariant:
+    fresh = {p.id for p in new_pieces(variant)}
+    return DefinedVariant(
+        variant=variant,
+        rules=rules_view(variant, own),
+        new_pieces=tuple(i for i in piece_infos(variant) if i.id in fresh),
+        sanity=tuple(sanity),
+        replaced_version=replaced,
+    )
+
+
+ANNOUNCE = "variant.announce"
+"""The effect posting a new version of a server's variant where it was defined."""
+
+
+def on_defined(event: StorageEvent) -> list[NewEffect]:
+    """The announcement of a new version, recorded in the definition's own transaction, so
+    a stop right after it cannot lose it (and a repeat cannot double it)."""
+    own, channel_id = event.variant, event.channel_id
+    if own is None or channel_id is None:
+        return []
+    where = f"{own.guild_id}:{own.variant_id}"
+    return [
+        NewEffect(
+            ANNOUNCE,
+            {
+                "guild_id": own.guild_id,
+                "variant_id": own.variant_id,
+                "version": own.version,
+                "channel_id": channel_id,
+                "author_id": event.actor_id,
+            },
+            queue=f"variant:{where}",
+            dedupe_key=f"{ANNOUNCE}:{where}:{own.version}",
+        )
+    ]
+
+
+def install(registry: EffectRegistry) -> None:
+    """The rule recording a variant's announcement (its handler is the Discord side's:
+    `bot.announce_variants`)."""
+    registry.on(EventKind.VARIANT_DEFINED, on_defined)
 
 
 def _is_builtin_name(text: str) -> bool:

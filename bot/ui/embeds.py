@@ -189,7 +189,7 @@ def piece_value(centipawns: int | None) -> str:
     return f"{centipawns / 100:.1f}"
 
 
-def rules_embed(view: RulesView) -> discord.Embed:
+def rules_embed(view: RulesView, *, with_image: bool = True) -> discord.Embed:
     v = view.variant
     embed = discord.Embed(
         title=f"{shown(v.label)} ({v.size})",
@@ -214,7 +214,8 @@ def rules_embed(view: RulesView) -> discord.Embed:
             value=clip("\n".join(f"`{n}`: {shown(d)}" for n, d in v.options), 1024),
             inline=False,
         )
-    embed.set_image(url=IMAGE)
+    if with_image:
+        embed.set_image(url=IMAGE)
     return fit_embed(embed)
 
 
@@ -235,9 +236,10 @@ def to_move_mention(view: GameView) -> str:
     return mention(view.game.player_id(view.game.turn))
 
 
-def defined_embed(result: DefinedVariant) -> discord.Embed:
-    """/variant define's answer: the rules as /rules shows them, what is new, the sanity run."""
-    embed = rules_embed(result.rules)
+def defined_embed(result: DefinedVariant, *, with_image: bool = True) -> discord.Embed:
+    """/variant define's answer and announcement: the rules as /rules shows them, what is
+    new, the sanity run (for the author)."""
+    embed = rules_embed(result.rules, with_image=with_image)
     v = result.rules.variant
     if result.replaced_version:
         headline = f"Version {v.version} of `{v.id}` replaces version {result.replaced_version}."
@@ -247,8 +249,9 @@ def defined_embed(result: DefinedVariant) -> discord.Embed:
     if result.new_pieces:
         names = ", ".join(f"{shown(p.name)} ({p.letters})" for p in result.new_pieces)
         embed.add_field(name="New to Fairy Post", value=clip(names, 1024), inline=False)
-    sanity = "\n".join(shown(line) for line in result.sanity)
-    embed.add_field(name="Sanity run", value=clip(sanity, 1024), inline=False)
+    if result.sanity:
+        sanity = "\n".join(shown(line) for line in result.sanity)
+        embed.add_field(name="Sanity run", value=clip(sanity, 1024), inline=False)
     embed.set_footer(
         text="Games keep the version they start with. /variant export gives the file back."
     )

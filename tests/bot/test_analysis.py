@@ -58,7 +58,7 @@ async def test_a_running_game_between_people_is_refused(games: GameService) -> N
     with pytest.raises(BadRequestError, match="still being played"):
         await analysis.review(channel_id=THREAD)
     with pytest.raises(BadRequestError, match="still being played"):
-        await analysis.review(channel_id=1, game_id=game_id)
+        await analysis.review(channel_id=1, game_id=game_id, guild_id=GUILD)
 
 
 async def test_a_running_game_against_the_engine_only_when_unrated(games: GameService) -> None:
@@ -93,7 +93,7 @@ async def test_a_game_started_against_fairy_post_is_known_by_its_record(
         pool.close()
     await games.play(channel_id=THREAD, user=ANN, text="e2e4", game_id=view.game.id)
     review = await AnalysisService(games, total_nodes=20_000).review(
-        channel_id=1, game_id=view.game.id
+        channel_id=1, game_id=view.game.id, guild_id=GUILD
     )
     assert review.game_id == view.game.id and "# result: unfinished" in review.record.text
 

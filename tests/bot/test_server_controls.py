@@ -6,7 +6,7 @@ import pytest
 
 from bot.service import GameService, ManualClock
 from bot.service.effects import EffectRunner
-from bot.service.errors import BadRequestError
+from bot.service.errors import BadRequestError, ServiceError
 from bot.service.moderation import MAX_REASON, Moderation, Verdict
 from bot.service.privacy import Privacy
 from bot.service.server_config import ConfigChange, RatedPolicy, ServerConfig, Unset
@@ -44,7 +44,7 @@ async def test_moderators_act_only_on_their_servers_games(
 ) -> None:
     moderation = Moderation(service)
     game_id = await start_game(service, "chess")
-    with pytest.raises(BadRequestError, match="not played on this server"):
+    with pytest.raises(ServiceError, match=f"There is no game #{game_id} here"):
         await moderation.cancel(guild_id=GUILD + 1, game_id=game_id, moderator=EVE)
     with pytest.raises(BadRequestError, match="Say why"):
         await moderation.adjudicate(

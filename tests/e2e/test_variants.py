@@ -9,7 +9,7 @@ from typing import Any
 
 from localdiscord import FakeDiscord, FakeMessage, FakeUser
 from tests.e2e.conftest import World
-from tests.e2e.test_fairypost import fairypost, play, start_game
+from tests.e2e.test_fairypost import fairypost, play, posted, start_game
 
 # Chess with a Hawk for the Queen: a Bishop that may also leap like a Xiangqi Horse.
 HAWK_V1 = b"""\
@@ -30,14 +30,26 @@ pawn.promotion.to = ["hawk", "rook", "bishop", "knight"]
 HAWK_V2 = HAWK_V1.replace(b'betza = "BnN"', b'betza = "nN"')
 
 
-async def define(fake: FakeDiscord, world: World, user: FakeUser, data: bytes) -> FakeMessage:
-    """The private answer to /variant define; on success, the channel's announcement."""
+async def define(
+    fake: FakeDiscord,
+    world: World,
+    user: FakeUser,
+    data: bytes,
+    answers: list[FakeMessage] | None = None,
+) -> FakeMessage:
+    """The private answer to /variant define (also appended to `answers`); on success, the
+    channel's announcement, which the effects loop posts."""
+    since = len(world.lobby.messages)
     rec = await fake.slash(user, world.lobby, "variant define", file=("hawk-chess.toml", data))
     answer = await rec.reply(timeout=30)
+    if answers is not None:
+        answers.append(answer)
     if "is defined" not in answer.text:
         return answer
     assert answer.ephemeral
-    return (await rec.wait_followups(2, timeout=30))[1]
+    return await posted(
+        fake, world.lobby, since, lambda m: any(a.filename == "board.png" for a in m.attachments)
+    )
 
 
 async def test_define_play_to_mate_and_edit_mid_game(world: World, tmp_path: Path) -> None:
@@ -53,12 +65,13 @@ async def test_define_play_to_mate_and_edit_mid_game(world: World, tmp_path: Pat
         assert "Example:" in bad.text
 
         # The real definition: the start position, a diagram of the new piece, the summary.
-        defined = await define(fake, world, alice, HAWK_V1)
+        answers: list[FakeMessage] = []
+        defined = await define(fake, world, alice, HAWK_V1, answers)
         assert not defined.ephemeral
         text = defined.text
         assert "`hawk-chess` is now one of this server's variants" in text
         assert "New to Fairy Post" in text and "Hawk (H)" in text
-        assert "perft 2: 400" in text
+        assert "perft 2: 400" in answers[0].text  # the sanity run, for the author
         files = defined.attachments
         assert [a.filename for a in files] == ["board.png", "piece-0.png"]
         assert all(a.is_png for a in files)
