@@ -42,11 +42,14 @@ $(VENV)/.installed-bench: pyproject.toml $(VENV_STAMP)
 run: $(VENV)/.installed
 	@$(BIN)/python -m bot
 
+# PYTEST_ARGS narrows the run (.ci/run runs the end-to-end suites on its first Python only).
+PYTEST_ARGS ?=
+
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
