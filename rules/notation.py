@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NoReturn
 
+from rules import fsf
 from rules.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
 from rules.moves import Move
 from rules.position import (
@@ -299,7 +300,9 @@ def parse(
     body, claimed = _clean(raw)
     lt = _letters(pos, letters)
     errors: list[MoveError] = []
-    for reading in _readings(body, lt):
+    promotes_in_uci = raw.strip()[-1:] in ("+", "-") and fsf.marks_promotion(pos.variant)
+    uci = fsf.parse_uci(pos, raw.strip()) if promotes_in_uci else None
+    for reading in _readings(body, lt) if uci is None else ():
         try:
             code = _parse_body(pos, raw, reading, lt)
         except MoveError as exc:
@@ -307,8 +310,13 @@ def parse(
             continue
         break
     else:
-        # The most telling refusal: one about the position beats one about the spelling.
-        raise next((e for e in errors if not isinstance(e, InvalidMoveError)), errors[0])
+        # Fairy-Stockfish's UCI form (`g1f3h`, `b2h8+`, `e1h1` in Chess960) where ours fails.
+        uci = uci if uci is not None else _uci_or_none(pos, raw.strip())
+        if uci is None:
+            # The most telling refusal: one about the position beats one about the spelling.
+            raise next((e for e in errors if not isinstance(e, InvalidMoveError)), errors[0])
+        code = uci
+        claimed = None
     if check_marks and claimed is not None:
         actual = check_mark(pos, code)
         if actual != claimed:
@@ -316,6 +324,13 @@ def parse(
             really = {"": "gives no check", "+": "gives check but not mate", "++": "is checkmate"}
             raise IllegalMoveError(raw, f"annotated as {said}, but the move {really[actual]}")
     return Parsed(code, pos.to_move(code), claimed)
+
+
+def _uci_or_none(pos: Position, text: str) -> int | None:
+    try:
+        return fsf.parse_uci(pos, text)
+    except MoveError:
+        return None
 
 
 def _clean(raw: str) -> tuple[str, str | None]:

@@ -144,10 +144,9 @@ class Position:
             variant = load_variant(variant, options)
         tables = tables_of(variant)
         pos = cls(variant, tables)
-        geo = tables.geo
-        for sq, pid in variant.setup:
-            pos._put(sq, tables.code(pid, 0))
-            pos._put(geo.mirror(sq), tables.code(pid, 1))
+        for color in (0, 1):
+            for sq, pid in variant.army(color):
+                pos._put(sq, tables.code(pid, color))
         for sq in tables.start_virgin:
             pos.virgin[sq] = 1
         for color in (0, 1):
@@ -926,6 +925,7 @@ class Position:
                         extra = self._snapshot()
                     h = self._gate_from_hand(c, rf if c & GATE_ROOK else o, changes, h)
             elif kind == DROP:
+                reset = True  # a drop cannot be taken back, like a Pawn's step (as in FSF)
                 extra = self._snapshot()
                 code = o << 1 | side
                 hand = self.hands[side]

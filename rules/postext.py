@@ -84,6 +84,15 @@ def _castling_letters(pos: Position) -> list[tuple[str, int, int]]:
     return sorted(out, key=lambda e: "KQkq".index(e[0]))
 
 
+def castling_rights(pos: Position) -> str:
+    """FEN's castling field without the dash: the KQkq letters of the rights still held."""
+    return "".join(
+        letter
+        for letter, king, rook in _castling_letters(pos)
+        if pos.virgin[king] and pos.virgin[rook] and pos.board[king] and pos.board[rook]
+    )
+
+
 def format_position(pos: Position) -> str:
     """The position text of `pos`."""
     v = pos.variant
@@ -105,11 +114,7 @@ def format_position(pos: Position) -> str:
         if empty:
             row.append(str(empty))
         rows.append("".join(row))
-    castling = "".join(
-        letter
-        for letter, king, rook in _castling_letters(pos)
-        if pos.virgin[king] and pos.virgin[rook] and pos.board[king] and pos.board[rook]
-    )
+    castling = castling_rights(pos)
     fields = [
         "/".join(rows),
         "w" if pos.side == 0 else "b",
@@ -161,11 +166,10 @@ def _castling_squares(pos: Position) -> set[int]:
 def _start_squares(pos: Position) -> dict[int, int]:
     """Square -> code of the initial array."""
     t = pos.t
-    geo = t.geo
     out = {}
-    for sq, pid in pos.variant.setup:
-        out[sq] = t.code(pid, 0)
-        out[geo.mirror(sq)] = t.code(pid, 1)
+    for color in (0, 1):
+        for sq, pid in pos.variant.army(color):
+            out[sq] = t.code(pid, color)
     return out
 
 

@@ -526,9 +526,17 @@ def build_tables(variant: Variant) -> Tables:
         castling_squares |= {variant.fast_castling.king_from, *variant.fast_castling.rooks}
     setup_at = dict(variant.setup)
     castling_types = {setup_at[s] for s in castling_squares if s in setup_at}
+    black_at = dict(variant.army(1))
+    castling_types |= {
+        black_at[geo.mirror(s)] for s in castling_squares if geo.mirror(s) in black_at
+    }
     # S-Chess: every piece of the first row gates on its first move, so each is tracked.
+    first_rows = (
+        frozenset(sq for sq, _pid in variant.setup if geo.rank_of(sq) == 0),
+        frozenset(sq for sq, _pid in variant.army(1) if geo.rank_of(sq) == geo.ranks - 1),
+    )
     gating_types = (
-        {pid for sq, pid in variant.setup if geo.rank_of(sq) == 0}
+        {pid for color in (0, 1) for sq, pid in variant.army(color) if sq in first_rows[color]}
         if variant.reserve_in_hand
         else set()
     )
@@ -562,9 +570,9 @@ def build_tables(variant: Variant) -> Tables:
                 promo_choices[code] = tuple(type_index[t] << 1 | color for t in p.promotion.to)
                 promo_pawn_only[code] = p.promotion.pawn_moves_only
                 promo_limited[code] = p.promotion.limited_by_start_count
-    for _sq, pid in variant.setup:
-        start_count[type_index[pid] << 1] += 1
-        start_count[type_index[pid] << 1 | 1] += 1
+    for color in (0, 1):
+        for _sq, pid in variant.army(color):
+            start_count[type_index[pid] << 1 | color] += 1
 
     # Pieces in hand: with free-face drops the hand keeps families, stored as the first face.
     family_faces: dict[int, tuple[int, ...]] = {}
@@ -743,16 +751,15 @@ def build_tables(variant: Variant) -> Tables:
     tables.castle_squares = frozenset(sq for king, rook, _k in pairs for sq in (king, rook))
     virgin = set()
     start_at = [0] * geo.size
-    for sq, pid in variant.setup:
-        for color, square in ((0, sq), (1, geo.mirror(sq))):
+    for color in (0, 1):
+        for square, pid in variant.army(color):
             start_at[square] = type_index[pid] << 1 | color
             if tracked[type_index[pid] << 1 | color]:
                 virgin.add(square)
     tables.start_virgin = frozenset(virgin)
     tables.start_at = tuple(start_at)
     if variant.reserve_in_hand:
-        first_row = frozenset(sq for sq, _pid in variant.setup if geo.rank_of(sq) == 0)
-        tables.gate_squares = (first_row, frozenset(geo.mirror(sq) for sq in first_row))
+        tables.gate_squares = first_rows
     demote = [0] * ncodes
     if variant.demote_to_hand:
         for i, p in enumerate(pieces, start=1):

@@ -55,6 +55,7 @@ TOP_KEYS = {
     "options",
     "decisions",
     "regions",
+    "fairy-stockfish",
 }
 CATALOGUE_KEYS = {"name", "aliases", "royal", *MOVEMENT_KEYS}
 PIECE_KEYS = {
@@ -189,6 +190,7 @@ class Variant:
     geometry: Geometry
     pieces: tuple[PieceType, ...]
     setup: tuple[tuple[int, str], ...]
+    """White's army: (square, piece id)."""
     castling: tuple[StandardCastling, ...] = ()
     fast_castling: FastCastling | None = None
     ep_capturers: frozenset[str] = frozenset()
@@ -211,6 +213,14 @@ class Variant:
     King in its reply (a draw)."""
     zone: Zone | None = None
     regions: tuple[Region, ...] = ()
+    fsf_variant: str | None = None
+    """Fairy-Stockfish's UCI_Variant id of this game, when it plays it (`rules.fsf`)."""
+    fsf_letters: Mapping[str, str] = field(default_factory=dict)
+    """Piece id -> Fairy-Stockfish's letter, where it is not ours in lowercase."""
+    pgn_variant: str | None = None
+    """The PGN `[Variant]` tag the variant servers write for this game."""
+    black_setup: tuple[tuple[int, str], ...] | None = None
+    """Black's army when it is not White's mirror image (`[setup.black]`: Shogi, Makruk)."""
     option_defs: tuple[OptionDef, ...] = ()
     options: frozenset[str] = frozenset()
     decisions: tuple[str, ...] = ()
@@ -226,6 +236,16 @@ class Variant:
 
     def piece(self, piece_id: str) -> PieceType:
         return self._by_id[piece_id]
+
+    def army(self, color: int) -> tuple[tuple[int, str], ...]:
+        """The initial array of `color` as (square, piece id): Black's is White's mirror
+        image unless the variant gives it."""
+        if color == 0:
+            return self.setup
+        if self.black_setup is not None:
+            return self.black_setup
+        mirror = self.geometry.mirror
+        return tuple(sorted((mirror(sq), pid) for sq, pid in self.setup))
 
     def region(self, name: str) -> Region:
         for r in self.regions:
@@ -349,6 +369,7 @@ def _raw(variant_id: str, chain: tuple[str, ...] = ()) -> tuple[dict[str, Any], 
     except UnknownVariantError:
         raise VariantError(source, "extends", f"no parent variant {parent!r}") from None
     base.pop("abstract", None)
+    base.pop("fairy-stockfish", None)  # how Fairy-Stockfish knows a game is the game's own
     merged = deep_merge(base, {k: v for k, v in data.items() if k != "extends"})
     return merged, source
 
@@ -703,7 +724,15 @@ def _parse_definition(text: str, source: str) -> dict[str, Any]:
         )
     base, _ = _raw(parent)
     base.pop("abstract", None)
-    for key in ("options", "decisions", "sources", "inventor", "status", "piece-count"):
+    for key in (
+        "options",
+        "decisions",
+        "sources",
+        "inventor",
+        "status",
+        "piece-count",
+        "fairy-stockfish",
+    ):
         base.pop(key, None)  # the parent's own notes and options are not the child's
     return deep_merge(base, {k: v for k, v in data.items() if k != "extends"})
 
@@ -863,7 +892,7 @@ def _build(
             raise VariantError(source, key, f"{value!r} is not a square; {geometry.square_hint()}")
         return sq
 
-    setup = _build_setup(data, source, geometry, pieces)
+    setup, black_setup = _build_setup(data, source, geometry, pieces)
     white_count = len(setup)
     expected = data.get("piece-count")
     if expected is not None and expected != white_count:
@@ -902,15 +931,22 @@ def _build(
             "no royal piece: the game could never end. The catalogue's King is royal; "
             "a new royal piece says royal = true",
         )
-    royal_in_setup = sum(1 for _, pid in setup if by_id[pid].royal)
-    if goal == "checkmate" and royal_in_setup != 1:
-        raise VariantError(
-            source,
-            "setup",
-            f"checkmate needs exactly one royal piece a side in the setup, found {royal_in_setup}",
-        )
-    if goal == "royal-capture" and royal_in_setup == 0:
-        raise VariantError(source, "setup", "no royal piece in the setup: nothing to capture")
+    for side, army, key in ((0, setup, "setup"), (1, black_setup, "setup.black")):
+        if army is None:
+            continue
+        royal_in_setup = sum(1 for _, pid in army if by_id[pid].royal)
+        whose = ("White", "Black")[side]
+        if goal == "checkmate" and royal_in_setup != 1:
+            raise VariantError(
+                source,
+                key,
+                f"checkmate needs exactly one royal piece a side in the setup; {whose} has "
+                f"{royal_in_setup}",
+            )
+        if goal == "royal-capture" and royal_in_setup == 0:
+            raise VariantError(
+                source, key, f"no royal piece in {whose}'s setup: nothing to capture"
+            )
     flags: dict[str, bool] = {}
     for key in ("insufficient-material", "captures-to-hand", "drop-any-face", "demote-to-hand"):
         value = rules.get(key, False)
@@ -1039,11 +1075,50 @@ def _build(
         bare_king=bare_king == "loss",
         zone=zone,
         regions=regions,
+        black_setup=black_setup,
+        **_build_fsf(data.get("fairy-stockfish"), source, by_id),
         option_defs=option_defs,
         options=options,
         decisions=tuple(decisions),
         source_file=source,
     )
+
+
+FSF_LETTER_RE = re.compile(r"\+?[a-z]")
+
+
+def _build_fsf(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> dict[str, Any]:
+    """`[fairy-stockfish]`: how Fairy-Stockfish and the variant servers know the game."""
+    if raw is None:
+        return {}
+    key = "fairy-stockfish"
+    if not isinstance(raw, dict):
+        raise VariantError(source, key, "must be a table with variant, letters and pgn")
+    unknown = set(raw) - {"variant", "letters", "pgn"}
+    if unknown:
+        raise VariantError(source, f"{key}.{sorted(unknown)[0]}", "unknown key")
+    out: dict[str, Any] = {}
+    for field_name, attr in (("variant", "fsf_variant"), ("pgn", "pgn_variant")):
+        value = raw.get(field_name)
+        if value is not None:
+            if not isinstance(value, str) or not value or len(value) > 40:
+                raise VariantError(source, f"{key}.{field_name}", "must be a short text")
+            out[attr] = value
+    table = raw.get("letters", {})
+    if not isinstance(table, dict):
+        raise VariantError(source, f"{key}.letters", 'a table of piece ids: { horse = "n" }')
+    for pid, letter in table.items():
+        if pid not in by_id:
+            raise VariantError(source, f"{key}.letters.{pid}", f"unknown piece {pid!r}")
+        if not isinstance(letter, str) or not FSF_LETTER_RE.fullmatch(letter):
+            raise VariantError(
+                source,
+                f"{key}.letters.{pid}",
+                "one lowercase letter, or + and a letter for a promoted piece ('+p')",
+            )
+    if table:
+        out["fsf_letters"] = dict(table)
+    return out
 
 
 def _build_zone(
@@ -1312,7 +1387,10 @@ def _build_promotion(raw: Any, source: str, key: str, geometry: Geometry) -> Pro
 
 def _build_setup(
     data: dict[str, Any], source: str, geometry: Geometry, pieces: tuple[PieceType, ...]
-) -> tuple[tuple[int, str], ...]:
+) -> tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...] | None]:
+    """White's army from `[setup]` (ranks 1, 2, ...) and Black's from `[setup.black]` when
+    given (ranks numbered from White's side too, files from a); without it Black's army is
+    the mirror image of White's."""
     table = data.get("setup")
     if not isinstance(table, dict) or not table:
         raise VariantError(source, "setup", "required: White's pieces rank by rank")
@@ -1321,38 +1399,66 @@ def _build_setup(
     pawn = next((p for p in pieces if p.is_pawn), None)
     if pawn is not None:
         by_token[pawn_symbol] = pawn.id
-    out: list[tuple[int, str]] = []
-    for rank_key, row in table.items():
-        key = f"setup.{rank_key}"
-        if not re.fullmatch(r"[0-9]{1,2}", rank_key) or not 1 <= int(rank_key) <= geometry.ranks:
-            raise VariantError(source, key, f"ranks are numbered 1 to {geometry.ranks}")
-        if not isinstance(row, str):
-            raise VariantError(source, key, "must be a string of piece letters")
-        tokens = row.split()
-        if not tokens:
-            continue  # an emptied rank (a child or an option removing a parent's row)
-        if len(tokens) != geometry.files:
-            raise VariantError(
-                source, key, f"has {len(tokens)} squares; the board has {geometry.files} files"
-            )
-        rank = int(rank_key) - 1
-        for file, token in enumerate(tokens):
-            if token == ".":
+
+    def army(rows: Mapping[str, Any], prefix: str) -> tuple[tuple[int, str], ...]:
+        out: list[tuple[int, str]] = []
+        for rank_key, row in rows.items():
+            key = f"{prefix}.{rank_key}"
+            if prefix == "setup" and rank_key == "black":
                 continue
-            pid = by_token.get(token)
-            if pid is None:
-                letters = ", ".join(sorted(by_token))
+            if (
+                not re.fullmatch(r"[0-9]{1,2}", rank_key)
+                or not 1 <= int(rank_key) <= geometry.ranks
+            ):
+                hint = " (Black's army is the table [setup.black])" if prefix == "setup" else ""
+                raise VariantError(source, key, f"ranks are numbered 1 to {geometry.ranks}{hint}")
+            if not isinstance(row, str):
+                raise VariantError(source, key, "must be a string of piece letters")
+            tokens = row.split()
+            if not tokens:
+                continue  # an emptied rank (a child or an option removing a parent's row)
+            if len(tokens) != geometry.files:
                 raise VariantError(
-                    source,
-                    key,
-                    f"{token!r} is not a piece letter of this variant (its letters: {letters}; "
-                    "'.' for an empty square)",
+                    source, key, f"has {len(tokens)} squares; the board has {geometry.files} files"
                 )
-            out.append((geometry.index(file, rank), pid))
-    mirrored = {geometry.mirror(sq) for sq, _ in out}
-    if mirrored & {sq for sq, _ in out}:
-        raise VariantError(source, "setup", "White's array reaches the ranks of Black's mirror")
-    return tuple(sorted(out))
+            rank = int(rank_key) - 1
+            for file, token in enumerate(tokens):
+                if token == ".":
+                    continue
+                pid = by_token.get(token)
+                if pid is None:
+                    letters = ", ".join(sorted(by_token))
+                    raise VariantError(
+                        source,
+                        key,
+                        f"{token!r} is not a piece letter of this variant (its letters: "
+                        f"{letters}; '.' for an empty square)",
+                    )
+                out.append((geometry.index(file, rank), pid))
+        return tuple(sorted(out))
+
+    white = army(table, "setup")
+    black_rows = table.get("black")
+    if black_rows is None or black_rows is False:
+        mirrored = {geometry.mirror(sq) for sq, _ in white}
+        if mirrored & {sq for sq, _ in white}:
+            raise VariantError(
+                source,
+                "setup",
+                "White's array reaches the ranks of Black's mirror (give Black's army as "
+                "[setup.black] if it is not the mirror image)",
+            )
+        return white, None
+    if not isinstance(black_rows, dict):
+        raise VariantError(source, "setup.black", "must be a table of ranks, like [setup]")
+    black = army(black_rows, "setup.black")
+    if not black:
+        raise VariantError(source, "setup.black", "Black has no pieces")
+    both = {sq for sq, _ in white} & {sq for sq, _ in black}
+    if both:
+        where = ", ".join(geometry.name(sq) for sq in sorted(both))
+        raise VariantError(source, "setup.black", f"White and Black both stand on {where}")
+    return white, black
 
 
 def _build_castling(

@@ -100,7 +100,11 @@ class EvalTables:
                 self.eg[code][sq] = sign * eg
         self.phase_max = max(
             1,
-            2 * sum(self.phase[tables.code(pid, 0)] for _sq, pid in variant.setup)
+            sum(
+                self.phase[tables.code(pid, color)]
+                for color in (0, 1)
+                for _sq, pid in variant.army(color)
+            )
             + 2 * sum(self.phase[tables.code(pid, 0)] for pid in variant.reserve),
         )
         self.zone: list[tuple[int, ...]] = []

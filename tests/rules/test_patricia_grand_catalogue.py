@@ -916,7 +916,8 @@ def test_free_face_drops() -> None:
     assert len([n for n in notes if n.startswith("P*")]) == 19  # never a Pawn face there
     assert len(notes) == 3 + 23 * 3 + 19
     game.play("N*b3")
-    assert game.position_text == "k4/5/1N3/5/K4 b - - 1 1 options:free-face-drops hand:B"
+    # A drop cannot be taken back: it restarts the move count (as in Fairy-Stockfish).
+    assert game.position_text == "k4/5/1N3/5/K4 b - - 0 1 options:free-face-drops hand:B"
     # A captured Rook is held as an officer and may come back as a Bishop.
     game = patricia("k4/r3R/5/5/K4 w - - 0 1 options:free-face-drops hand:-")
     game.play("Re4xa4")

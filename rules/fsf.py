@@ -1,0 +1,195 @@
+"""The bridge to Fairy-Stockfish's world: its variant ids, piece letters, UCI moves and FEN.
+
+Fairy-Stockfish, its Python and JavaScript bindings and the variant servers built on them
+share one way of writing moves (UCI: `e2e4`, `e7e8q`, `P@e5`, `g1f3h` for a gating move,
+`b2h8+` for a Shogi promotion) and positions (FEN with a pocket: `...[Pp] w KQkq - 0 3`).
+A variant says how it is known there in its `[fairy-stockfish]` table (docs/variants.md):
+
+```toml
+[fairy-stockfish]
+variant = "grand"                              # its UCI_Variant id, if it has one
+letters = { marshal = "c", cardinal = "a" }    # where its letter is not ours in lowercase
+pgn = "Grand"                                  # the PGN [Variant] tag the servers write
+```
+
+Everything here reads a `Position`; nothing writes one: moves typed in UCI form are read by
+the one parser (`rules.notation.parse` tries `parse_uci`), FEN is an export.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from rules.errors import IllegalMoveError
+from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, NORMAL, Position
+from rules.postext import castling_rights
+from rules.tables import MC
+from rules.variant import Variant
+
+UCI_RE = re.compile(r"(?:[a-p](?:1[0-6]|[1-9])){2}[a-z+\-]?|\+?[A-Z]@[a-p](?:1[0-6]|[1-9])")
+"""The shapes of a Fairy-Stockfish UCI move: two squares and an optional suffix (a promotion
+or gating letter, `+` or `-`), or a drop (`P@e5`, `+N@c3`)."""
+
+
+def letters(variant: Variant) -> dict[str, str]:
+    """Piece id -> Fairy-Stockfish's letter (lowercase; `+x` for a promoted form) for every
+    piece that has one: the variant's `[fairy-stockfish] letters`, else its own single letter
+    in lowercase (`p` for the letterless Pawn). Two-letter pieces without one are left out."""
+    out: dict[str, str] = {}
+    for p in variant.pieces:
+        given = variant.fsf_letters.get(p.id)
+        if given is not None:
+            out[p.id] = given
+        elif p.is_pawn:
+            out[p.id] = "p"
+        elif len(p.letters) == 1:
+            out[p.id] = p.letters.lower()
+    return out
+
+
+def _letter(table: Mapping[str, str], pos: Position, type_index: int) -> str:
+    piece_id = pos.t.type_ids[type_index]
+    letter = table.get(piece_id)
+    if letter is None:
+        raise ValueError(
+            f"{pos.variant.piece(piece_id).name} has no Fairy-Stockfish letter in "
+            f"{pos.variant.name}"
+        )
+    return letter
+
+
+def format_uci(pos: Position, c: int, table: Mapping[str, str] | None = None) -> str:
+    """The legal move `c` of `pos` as Fairy-Stockfish's UCI writes it."""
+    table = letters(pos.variant) if table is None else table
+    t = pos.t
+    geo = t.geo
+    kind = (c >> KIND_SHIFT) & KIND_MASK
+    o = c & 0xFF
+    d = (c >> 8) & 0xFF
+    if kind == DROP:
+        return f"{_letter(table, pos, o).upper()}@{geo.name(d)}"
+    if kind not in (NORMAL, EP, CASTLE):
+        raise ValueError(f"{pos.variant.name}: this kind of move has no UCI form")
+    gate = (c >> MC.GATE_SHIFT) & MC.GATE_MASK
+    if kind == CASTLE and gate and c & MC.GATE_ROOK:
+        # S-Chess: castling with the piece entering the Rook's square is written from it.
+        rook = pos._castling_rook(c)[0]
+        return f"{geo.name(rook)}{geo.name(o)}{_letter(table, pos, gate)}"
+    text = f"{geo.name(o)}{geo.name(d)}"
+    promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+    if promo:
+        new = _letter(table, pos, promo)
+        mover = _letter(table, pos, pos.board[o] >> 1)
+        if new == "+" + mover:
+            text += "+"
+        elif mover == "+" + new:
+            text += "-"
+        else:
+            text += new
+    if gate:
+        text += _letter(table, pos, gate)
+    return text
+
+
+def marks_promotion(variant: Variant) -> bool:
+    """Whether `+` and `-` after a UCI move promote and demote (Shogi's promoted forms)
+    rather than being check marks."""
+    return any(letter.startswith("+") for letter in letters(variant).values())
+
+
+def uci_moves(pos: Position) -> dict[str, int]:
+    """Every legal move of `pos` by its UCI text."""
+    table = letters(pos.variant)
+    return {format_uci(pos, c, table): c for c in pos.legal_codes()}
+
+
+def parse_uci(pos: Position, text: str) -> int | None:
+    """The legal move `text` names in UCI form, or None when `text` is not UCI-shaped.
+    IllegalMoveError when it is, but no legal move is written so."""
+    if not UCI_RE.fullmatch(text):
+        return None
+    try:
+        found = uci_moves(pos).get(text)
+    except ValueError:
+        return None  # a piece without a Fairy-Stockfish letter: not a UCI game
+    if found is None:
+        raise IllegalMoveError(text, "no legal move is written so in Fairy-Stockfish's form")
+    return found
+
+
+def fen(pos: Position) -> str:
+    """The position as a FEN that Fairy-Stockfish reads for the same variant: its letters,
+    the pocket in brackets after the board, castling (and S-Chess gating) rights, the
+    en-passant square only when a capture there is legal, the clocks."""
+    v = pos.variant
+    t = pos.t
+    geo = t.geo
+    table = letters(v)
+    rows = []
+    for rank in range(geo.ranks - 1, -1, -1):
+        row = ""
+        empty = 0
+        for f in range(geo.files):
+            code = pos.board[geo.index(f, rank)]
+            if not code:
+                empty += 1
+                continue
+            if empty:
+                row += str(empty)
+                empty = 0
+            letter = _letter(table, pos, code >> 1)
+            row += letter if code & 1 else letter.upper()
+        if empty:
+            row += str(empty)
+        rows.append(row)
+    board = "/".join(rows)
+    if v.has_hand:
+        pocket = "".join(
+            (letter if color else letter.upper()) * n
+            for color in (0, 1)
+            for code, n in enumerate(pos.hands[color])
+            if n
+            for letter in [_letter(table, pos, code >> 1).lstrip("+")]
+        )
+        board += f"[{pocket}]"
+    return " ".join(
+        [
+            board,
+            "w" if pos.side == 0 else "b",
+            _rights(pos) or "-",
+            geo.name(pos.ep) if pos.ep >= 0 and _ep_capturable(pos) else "-",
+            str(pos.halfmove),
+            str(pos.fullmove),
+        ]
+    )
+
+
+def _rights(pos: Position) -> str:
+    """FEN's castling field: KQkq for standard castling, and for S-Chess also the files
+    (uppercase for White) of the first-row pieces that may still gate."""
+    rights = castling_rights(pos)
+    if not pos.variant.reserve_in_hand:
+        return rights
+    geo = pos.t.geo
+    castling = pos.t.castle_squares
+    files = ["", ""]
+    for color in (0, 1):
+        if not any(pos.hands[color]):
+            continue  # nothing left to gate: the files are no rights any more
+        for sq in sorted(pos.t.gate_squares[color]):
+            if pos.virgin[sq] and pos.board[sq] and sq not in castling:
+                letter = "abcdefghijklmnop"[geo.file_of(sq)]
+                files[color] += letter.upper() if color == 0 else letter
+    white = "".join(ch for ch in rights if ch.isupper()) + files[0]
+    black = "".join(ch for ch in rights if ch.islower()) + files[1]
+    return white + black
+
+
+def _ep_capturable(pos: Position) -> bool:
+    """Fairy-Stockfish names the en-passant square only when a capture there is legal."""
+    codes: list[int] = []
+    pos._ep_codes(codes)
+    return (
+        any(pos._safe_after(c) for c in codes) if pos.variant.goal == "checkmate" else bool(codes)
+    )
