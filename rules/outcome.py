@@ -15,9 +15,12 @@ class Termination(Enum):
     STALEMATE_POINTS = "stalemate on points"
     STALEMATE_WIN = "stalemate loses"
     BARE_KING = "bare king"
+    FORBIDDEN_MATE = "forbidden mate"
+    MATE_DRAW = "drawn mate"
     GOAL = "goal zone"
     REPETITION = "repetition"
     MOVE_RULE = "move rule"
+    COUNTING = "counting"
     INSUFFICIENT_MATERIAL = "insufficient material"
     AGREEMENT = "agreement"
     RESIGNATION = "resignation"
@@ -33,9 +36,12 @@ BY_RULE = frozenset(
         Termination.STALEMATE_POINTS,
         Termination.STALEMATE_WIN,
         Termination.BARE_KING,
+        Termination.FORBIDDEN_MATE,
+        Termination.MATE_DRAW,
         Termination.GOAL,
         Termination.REPETITION,
         Termination.MOVE_RULE,
+        Termination.COUNTING,
         Termination.INSUFFICIENT_MATERIAL,
     }
 )
@@ -67,13 +73,21 @@ class Outcome:
             case Termination.STALEMATE_WIN:
                 return f"{w} wins by stalemate"
             case Termination.BARE_KING:
+                if self.winner is None:
+                    return "draw by baring the king"
                 return f"{w} wins by baring the king"
+            case Termination.MATE_DRAW:
+                return "draw by a checkmate without a decisive check"
+            case Termination.FORBIDDEN_MATE:
+                return f"{w} wins: {loser}'s checkmate was given by a forbidden piece"
             case Termination.GOAL:
                 return f"{w} wins by reaching the goal"
             case Termination.REPETITION:
                 return "draw by repetition"
             case Termination.MOVE_RULE:
                 return f"draw by the {self.detail}-move rule"
+            case Termination.COUNTING:
+                return "draw by the counting rule"
             case Termination.INSUFFICIENT_MATERIAL:
                 return "draw by insufficient material"
             case Termination.AGREEMENT:
@@ -110,6 +124,8 @@ class Outcome:
                 f"{name} stalemates {COLOR_NAMES[winner ^ 1]}": Termination.STALEMATE_POINTS,
                 f"{name} wins by stalemate": Termination.STALEMATE_WIN,
                 f"{name} wins by baring the king": Termination.BARE_KING,
+                f"{name} wins: {COLOR_NAMES[winner ^ 1]}'s checkmate was given by a forbidden "
+                "piece": Termination.FORBIDDEN_MATE,
                 f"{name} wins by reaching the goal": Termination.GOAL,
                 f"{name} wins by resignation": Termination.RESIGNATION,
                 f"{name} wins on time": Termination.TIME,
@@ -120,6 +136,9 @@ class Outcome:
             "draw by stalemate": Termination.STALEMATE,
             "draw by repetition": Termination.REPETITION,
             "draw by insufficient material": Termination.INSUFFICIENT_MATERIAL,
+            "draw by the counting rule": Termination.COUNTING,
+            "draw by baring the king": Termination.BARE_KING,
+            "draw by a checkmate without a decisive check": Termination.MATE_DRAW,
             "draw by agreement": Termination.AGREEMENT,
             "aborted": Termination.ABORTED,
         }

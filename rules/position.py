@@ -16,7 +16,7 @@ from rules.errors import RulesError
 from rules.moves import Move, MoveKind
 from rules.outcome import Outcome, Termination
 from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE, Tables, tables_of
-from rules.variant import Variant, load_variant
+from rules.variant import MateRule, Variant, load_variant
 
 NORMAL, EP, CASTLE, DROP, PLACE, SWAP = MC.NORMAL, MC.EP, MC.CASTLE, MC.DROP, MC.PLACE, MC.SWAP
 KIND_SHIFT, KIND_MASK = MC.KIND_SHIFT, MC.KIND_MASK
@@ -43,6 +43,7 @@ class _Extra(NamedTuple):
     gates: list[dict[int, int]]
     once: list[bool]
     promoted: bytearray | None
+    tally: tuple[int, int]
 
 
 class _Undo(NamedTuple):
@@ -105,6 +106,7 @@ class Position:
         "reserve",
         "side",
         "t",
+        "tally",
         "variant",
         "virgin",
     )
@@ -131,6 +133,9 @@ class Position:
         self.once: list[bool] = [has_once, has_once]
         # Crazyhouse: squares holding a promoted piece, which returns to hand demoted.
         self.promoted: bytearray | None = bytearray(size) if variant.demote_to_hand else None
+        # Counting rules (Makruk): the limit in plies (0: no count) and the ply the count
+        # started from, so that the count is `ply - tally[1]` without a change every ply.
+        self.tally: tuple[int, int] = (0, 0)
         self.hash = 0
         self._stack: list[_Undo] = []
         self._keys: list[int] = []
@@ -214,6 +219,7 @@ class Position:
         other.gates = [dict(g) for g in self.gates]
         other.once = self.once[:]
         other.promoted = bytearray(self.promoted) if self.promoted is not None else None
+        other.tally = self.tally
         other.hash = self.hash
         other._keys = self._keys[:]
         return other
@@ -584,7 +590,11 @@ class Position:
         return out
 
     def legal_codes(self) -> list[int]:
-        """Every legal move of the side to move, as integer codes."""
+        """Every legal move of the side to move, as integer codes; none once a rule has
+        ended the game on the board (a bare King, a goal reached), as Fairy-Stockfish
+        lists none then."""
+        if self.t.immediate_ends and self.decided() is not None:
+            return []
         out = self._legal_board_codes()
         if self.variant.reserve_in_hand and any(self.hands[self.side]):
             self._gating_codes(out)
@@ -956,6 +966,12 @@ class Position:
             for sq, _old, was_virgin in changes:
                 if was_virgin and not virgin[sq]:
                     h ^= t.z_virgin[sq]
+        if t.counting is not None:
+            counted = self._counted(c, side, changes)
+            if counted != self.tally:
+                if extra is None:
+                    extra = self._snapshot()
+                self.tally = counted
         self._stack.append(
             _Undo(
                 c,
@@ -1100,6 +1116,7 @@ class Position:
             [dict(g) for g in self.gates],
             self.once[:],
             bytearray(self.promoted) if self.promoted is not None else None,
+            self.tally,
         )
 
     def pop_code(self) -> int:
@@ -1117,7 +1134,7 @@ class Position:
                 pieces[old].add(sq)
             virgin[sq] = old_virgin
         if u.extra is not None:
-            self.hands, self.reserve, self.gates, self.once, self.promoted = u.extra
+            self.hands, self.reserve, self.gates, self.once, self.promoted, self.tally = u.extra
         self.kings[0], self.kings[1] = u.kings
         self.ep = u.ep
         self.ep_victim = u.ep_victim
@@ -1225,6 +1242,8 @@ class Position:
             legal = self.legal_codes()
         if not legal:
             if v.goal == "checkmate" and self.is_check():
+                if v.mate is not None:
+                    return self._conditional_mate(v.mate)
                 return Outcome(Termination.CHECKMATE, winner=side ^ 1)
             if v.stalemate == "win-on-points":
                 return Outcome(Termination.STALEMATE_POINTS, winner=side ^ 1)
@@ -1235,6 +1254,9 @@ class Position:
             return Outcome(Termination.REPETITION, winner=None)
         if v.move_rule and self.halfmove >= 2 * v.move_rule:
             return Outcome(Termination.MOVE_RULE, winner=None, detail=v.move_rule)
+        limit, since = self.tally
+        if limit and self.ply - since > limit:
+            return Outcome(Termination.COUNTING, winner=None)
         if v.insufficient_material and self._insufficient():
             return Outcome(Termination.INSUFFICIENT_MATERIAL, winner=None)
         return None
@@ -1254,7 +1276,137 @@ class Position:
                 return Outcome(Termination.GOAL, winner=reached)
         if v.bare_king:
             return self._bare_king()
+        if v.bare_king_draw and self._bared():
+            return Outcome(Termination.BARE_KING, winner=None)
         return None
+
+    def _bared(self) -> bool:
+        """Whether a side has only royal pieces left (and nothing in hand)."""
+        t = self.t
+        pieces = self.pieces
+        for color in (0, 1):
+            if any(self.hands[color]):
+                continue
+            if all(t.royal[code] or not pieces[code] for code in t.side_codes[color]):
+                return True
+        return False
+
+    def checker_types(self) -> set[str]:
+        """The piece ids of the enemy pieces that give check to the side to move."""
+        side = self.side
+        king = self.kings[side]
+        out: set[str] = set()
+        if king < 0:
+            return out
+        t = self.t
+        for code in t.side_codes[side ^ 1]:
+            for o in self.pieces[code]:
+                found: list[int] = []
+                self._piece_codes(code, o, found)
+                if any((c >> 8) & 0xFF == king for c in found):
+                    out.add(t.type_ids[code >> 1])
+                    break
+        return out
+
+    def _conditional_mate(self, rule: MateRule) -> Outcome:
+        """Shatar's checkmate: given by forbidden pieces alone, it loses for the mating
+        side; otherwise it needs a check by a `series_needs` piece in the unbroken series
+        of checks that ended in it (looked back two plies at a time through the known
+        moves), or it is a draw (Fairy-Stockfish's shatarMateRule)."""
+        side = self.side
+        checkers = self.checker_types()
+        if checkers and checkers <= rule.forbidden_by:
+            return Outcome(Termination.FORBIDDEN_MATE, winner=side)
+        undone: list[tuple[int, bool]] = []
+        try:
+            while True:
+                if self.checker_types() & rule.series_needs:
+                    return Outcome(Termination.CHECKMATE, winner=side ^ 1)
+                if len(self._stack) < 2 or not self._stack[-1].code or not self._stack[-2].code:
+                    break
+                for _ in range(2):
+                    keyed = self._stack[-1].keyed
+                    undone.append((self.pop_code(), keyed))
+                if not self.is_check():
+                    break
+        finally:
+            for c, keyed in reversed(undone):
+                self.push_code(c, keep_key=keyed)
+        return Outcome(Termination.MATE_DRAW, winner=None)
+
+    # ------------------------------------------------------------------ counting rules
+
+    def counting(self) -> tuple[int, int] | None:
+        """The count in progress, (plies counted, limit in plies), or None."""
+        limit, since = self.tally
+        return (self.ply - since, limit) if limit else None
+
+    def _army(self, color: int) -> int:
+        """Pieces of `color` on the board, the King included."""
+        pieces = self.pieces
+        return sum(len(pieces[code]) for code in self.t.side_codes[color])
+
+    def count_limit(self, side: int) -> int:
+        """The limit in moves of a count by `side` in this position (0: it does not count),
+        by the style's rules (Fairy-Stockfish's Position::count_limit)."""
+        rule = self.variant.counting
+        assert rule is not None
+        t = self.t
+        pieces = self.pieces
+        mine = self._army(side)
+        pawns = any(pieces[code] for code in t.count_pawns)
+        if rule.style == "makruk":
+            if pawns or self._army(side ^ 1) == 1:
+                return 0
+            if mine > 1:
+                return rule.board
+        elif rule.style == "cambodian":
+            if mine > 3 or self._army(side ^ 1) == 1:
+                return 0
+            if mine > 1:
+                return rule.board
+            if pawns:
+                return 0
+        elif pawns or mine > 1:  # asean: pieces' honour only
+            return 0
+        for line in rule.pieces:
+            if len(pieces[t.code(line.piece, side ^ 1)]) >= line.count:
+                return line.moves
+        return rule.otherwise
+
+    def _counted(self, c: int, side: int, changes: list[tuple[int, int, int]]) -> tuple[int, int]:
+        """The count after move `c` by `side` (made on the board, not yet counted as a
+        ply): it starts when none runs, and restarts when the side to move is left with
+        its King alone by a capture or a promotion; a King that takes the last Pawn starts
+        its own count (Fairy-Stockfish's do_move)."""
+        rule = self.variant.counting
+        assert rule is not None
+        t = self.t
+        ply = self.ply + 1
+        limit, since = self.tally
+        captured = 0
+        for _sq, old, _v in changes:
+            if old and old & 1 != side:
+                captured = old
+        asean = rule.style == "asean"
+        if (
+            not asean
+            and captured
+            and captured in t.count_pawns
+            and self._army(side) == 1
+            and not any(self.pieces[code] for code in t.count_pawns)
+        ):
+            moves = self.count_limit(side)
+            if moves:
+                limit, since = 2 * moves, ply - (2 * (self._army(0) + self._army(1)) - 1)
+        other = side ^ 1
+        promoted = (c >> PROMO_SHIFT) & PROMO_MASK
+        if not limit or ((captured or promoted) and self._army(other) == 1):
+            moves = self.count_limit(other)
+            if moves:
+                start = 0 if asean or self._army(other) > 1 else 2 * (self._army(0) + self._army(1))
+                limit, since = 2 * moves, ply - start
+        return limit, since
 
     def _zone_reached(self) -> int | None:
         """The side whose goal piece stands in its goal zone (the side that just moved is

@@ -33,7 +33,7 @@ from rules.tables import Tables, tables_of
 from rules.variant import Variant, load_variant, variant_with_options
 
 _TOKEN_RE = re.compile(r"\(([A-Za-z]{2})\)|([A-Za-z+\-])|(\d+)")
-EXT_ORDER = ("options", "hand", "reserve", "gates", "once", "promoted", "moved")
+EXT_ORDER = ("options", "hand", "reserve", "gates", "once", "promoted", "moved", "count")
 
 
 def piece_token(variant: Variant, tables: Tables, code: int, *, bracket: bool = True) -> str:
@@ -156,6 +156,9 @@ def format_position(pos: Position) -> str:
     moved = _moved_squares(pos)
     if moved:
         fields.append("moved:" + ",".join(geo.name(sq) for sq in moved))
+    counting = pos.counting()
+    if counting is not None:
+        fields.append(f"count:{counting[0]}/{counting[1]}")
     return " ".join(fields)
 
 
@@ -291,6 +294,7 @@ def parse_position(variant: Variant | str, text: str) -> Position:
             raise PositionTextError(f"the {name} must be a number, not {value!r}")
     pos.halfmove = int(fields[4])
     pos.fullmove = max(1, int(fields[5]))
+    pos.ply = 2 * (pos.fullmove - 1) + pos.side
     pos.once = [False, False]
     seen: list[str] = []
     for extra in fields[6:]:
@@ -317,7 +321,6 @@ def parse_position(variant: Variant | str, text: str) -> Position:
                 f"castling rights {rights!r} disagree with the unmoved pieces ({shown})"
             )
     _check_consistency(pos)
-    pos.ply = 2 * (pos.fullmove - 1) + pos.side
     pos.rehash()
     return pos
 
@@ -367,6 +370,23 @@ def _read_extension(pos: Position, key: str, value: str) -> None:
             if sq is None or not t.demote[pos.board[sq]]:
                 raise PositionTextError(f"promoted: {name!r} holds no promoted piece")
             pos.promoted[sq] = 1
+    elif key == "count":
+        counted, slash, limit = value.partition("/")
+        if v.counting is None:
+            raise PositionTextError(f"{v.name} has no counting rule")
+        if not (
+            slash
+            and counted.isascii()
+            and counted.isdigit()
+            and limit.isascii()
+            and limit.isdigit()
+            and int(limit) > 0
+        ):
+            raise PositionTextError(
+                f"count: expected the plies counted and the limit in plies (count:3/32), "
+                f"not {value!r}"
+            )
+        pos.tally = (int(limit), pos.ply - int(counted))
     elif key == "moved":
         for name in items:
             sq = geo.parse(name)

@@ -103,6 +103,55 @@ def _castling(v: Variant, c: StandardCastling) -> str:
     )
 
 
+def _names(v: Variant, ids: frozenset[str] | tuple[str, ...]) -> str:
+    return _or([v.piece(p).name for p in sorted(ids)])
+
+
+def _or(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + (" or " if len(items) > 1 else "") + items[-1]
+
+
+def _mate_rule(v: Variant) -> list[str]:
+    rule = v.mate
+    assert rule is not None
+    out = []
+    if rule.forbidden_by:
+        out.append(
+            f"A checkmate given by {_names(v, rule.forbidden_by)} alone loses for the side "
+            "that gives it."
+        )
+    if rule.series_needs:
+        out.append(
+            "A checkmate wins only if the unbroken series of checks that ends in it holds a "
+            f"check by a {_names(v, rule.series_needs)}; otherwise it is a draw."
+        )
+    return out
+
+
+def _counting(v: Variant) -> str:
+    """The counting rule in one sentence: who counts, the limits, the draw."""
+    rule = v.counting
+    assert rule is not None
+    pawns = _names(v, rule.pawns) if rule.pawns else "Pawn"
+    limits = [
+        f"{line.moves} against {line.count if line.count > 1 else 'a'} "
+        f"{v.piece(line.piece).name}{'s' if line.count > 1 else ''}"
+        for line in rule.pieces
+    ]
+    if rule.otherwise:
+        limits.append(f"{rule.otherwise} otherwise")
+    board = (
+        f"; with no {pawns} left, the weaker side counts to {rule.board} (board's honour)"
+        if rule.board
+        else ""
+    )
+    return (
+        f"Counting ({rule.style} rules): a side left with its King alone, no {pawns} on the "
+        f"board, counts its moves up to {_and(limits)}{board}; the game is drawn when the "
+        "count passes the limit (the count is in the position text, count:plies/limit)."
+    )
+
+
 def rules_summary(v: Variant) -> tuple[str, ...]:
     """Short rule lines generated from the variant's data."""
     lines = []
@@ -122,6 +171,10 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             "A side left with only its King loses, unless it bares the other King in its "
             "reply (a draw)."
         )
+    if v.bare_king_draw:
+        lines.append("The game is drawn as soon as a side has only its King left.")
+    if v.mate is not None:
+        lines.extend(_mate_rule(v))
     if v.stalemate == "win-on-points":
         lines.append("Stalemate scores 3/5 for the side that stalemates, 2/5 for the other.")
     elif v.stalemate == "loss":
@@ -130,6 +183,8 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         lines.append("Stalemate is a draw.")
     rule = f"the {v.move_rule}-move rule" if v.move_rule else "no move-count rule"
     lines.append(f"Threefold repetition is a draw; {rule}. Draws by rule are automatic.")
+    if v.counting is not None:
+        lines.append(_counting(v))
     if v.insufficient_material and not v.captures_to_hand:
         lines.append(
             "Too little material to mate is a draw: King against King, against King and "

@@ -16,7 +16,7 @@ from rules.betza import Component, Kind, Vector, lame_intermediates
 from rules.geometry import Geometry
 from rules.limits import special_attacker
 from rules.movement import oriented
-from rules.variant import Variant, load_variant
+from rules.variant import Counting, Variant, load_variant
 
 
 class MoveCode:
@@ -361,6 +361,10 @@ class Tables:
     forward: list[tuple[Component, ...] | None] = field(default_factory=list)
     """Pieces whose region rules hide attacks from the reverse probes: the components whose
     attacks are found from the piece's own square instead (None for every other piece)."""
+    immediate_ends: bool = False
+    """Rules that end the game on the board whatever the moves (`Position.decided`)."""
+    counting: Counting | None = None  # Makruk's counting rules, when the variant has them
+    count_pawns: frozenset[int] = frozenset()  # codes of both colours that stop the count
     forward_hoppers: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     """Codes by colour of the pieces above with a hopping attack (their screens matter)."""
     _special: dict[tuple[int, int], dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]] = (
@@ -767,5 +771,11 @@ def build_tables(variant: Variant) -> Tables:
                 for color in (0, 1):
                     demote[type_index[target] << 1 | color] = hand_type[i << 1]
     tables.demote = tuple(demote)
+    tables.immediate_ends = bool(variant.zone or variant.bare_king or variant.bare_king_draw)
+    if variant.counting is not None:
+        tables.counting = variant.counting
+        tables.count_pawns = frozenset(
+            type_index[pid] << 1 | color for pid in variant.counting.pawns for color in (0, 1)
+        )
     tables.z_promoted = tuple(key() for _ in range(geo.size)) if variant.demote_to_hand else ()
     return tables

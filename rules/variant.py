@@ -85,6 +85,8 @@ RULES_KEYS = {
     "demote-to-hand",
     "bare-king",
     "goal-zone",
+    "counting",
+    "mate",
 }
 STALEMATES = ("draw", "win-on-points", "loss")
 RESERVE_STYLES = ("placed", "in-hand")
@@ -177,6 +179,50 @@ class Zone:
     squares: tuple[frozenset[int], frozenset[int]]
 
 
+COUNTING_STYLES = ("makruk", "cambodian", "asean")
+
+
+@dataclass(frozen=True, slots=True)
+class MateRule:
+    """Conditions on checkmate (Shatar): a mate given by `forbidden_by` pieces alone loses
+    for the side that gives it; a mate whose unbroken series of checks holds no check by a
+    `series_needs` piece is a draw."""
+
+    forbidden_by: frozenset[str]
+    series_needs: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class HonourLimit:
+    """One line of the pieces' honour table: against at least `count` of `piece`, the
+    counting side has `moves` moves."""
+
+    piece: str
+    count: int
+    moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class Counting:
+    """Makruk's, Cambodian's and ASEAN's counting rules (Fairy-Stockfish's countingRule):
+    when the game comes down to a bare King (or, by the board's honour, when no Pawn is
+    left), the weaker side counts moves, and the game is drawn when the count passes the
+    limit. `style` fixes when the count starts and from what number, as Fairy-Stockfish's
+    three rules do; the limits are data."""
+
+    style: str
+    pawns: frozenset[str]
+    """No count while a piece of these types stands on the board (Cambodian: no pieces'
+    honour)."""
+    board: int
+    """Board's honour: the limit in moves while the counting side has more than its King
+    (0: none, as in ASEAN)."""
+    pieces: tuple[HonourLimit, ...]
+    """Pieces' honour, by the stronger side's army: the first line that matches."""
+    otherwise: int
+    """The pieces' honour limit when no line matches (0: no count)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Variant:
     """Everything the engine needs to know about one variant with its chosen options."""
@@ -211,7 +257,11 @@ class Variant:
     bare_king: bool = False
     """Shatranj: a side left with only its royal piece loses, unless it bares the other
     King in its reply (a draw)."""
+    bare_king_draw: bool = False
+    """Shatar: the game is drawn as soon as a side has only its royal pieces left."""
     zone: Zone | None = None
+    counting: Counting | None = None
+    mate: MateRule | None = None
     regions: tuple[Region, ...] = ()
     fsf_variant: str | None = None
     """Fairy-Stockfish's UCI_Variant id of this game, when it plays it (`rules.fsf`)."""
@@ -478,7 +528,6 @@ UNSUPPORTED = {
     "check-limit": "winning by giving a number of checks (Three-check)",
     "checks": "winning by giving a number of checks (Three-check)",
     "n-check": "winning by giving a number of checks (Three-check)",
-    "counting": "Makruk's counting rules",
     "flying-general": "Xiangqi's facing Generals",
     "palace": "Xiangqi's and Janggi's palaces",
     "must-capture": "compulsory captures (Antichess, Losing Chess)",
@@ -549,7 +598,13 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     (r"^rules\.stalemate$", 'stalemate = "loss"  (or "draw", "win-on-points")'),
     (r"^rules\.goal-zone", 'goal-zone = { piece = "king", squares = ["d4", "e4", "d5", "e5"] }'),
     (r"^rules\.goal$", 'goal = "checkmate"  (or "royal-capture")'),
-    (r"^rules\.bare-king$", 'bare-king = "loss"'),
+    (r"^rules\.bare-king$", 'bare-king = "loss"  (or "draw")'),
+    (r"^rules\.mate", '[rules.mate]\nforbidden-by = ["knight"]\nseries-needs = ["knight", "rook"]'),
+    (
+        r"^rules\.counting",
+        '[rules.counting]\nstyle = "makruk"\npawns = ["pawn"]\nboard = 64\n'
+        'pieces = [{ piece = "rook", count = 2, moves = 8 }]\notherwise = 64',
+    ),
     (r"^rules\.(move-rule|repetition)$", "move-rule = 50  (0 for none)\nrepetition = 3"),
     (r"^rules\.", "captures-to-hand = true"),
     (
@@ -983,15 +1038,17 @@ def _build(
             )
 
     bare_king = rules.get("bare-king", "none")
-    if bare_king not in ("none", "loss"):
+    if bare_king not in ("none", "loss", "draw"):
         raise VariantError(
             source,
             "rules.bare-king",
-            "must be 'loss' (a side left with only its King loses) or 'none'",
+            "must be 'loss' (a side left with only its King loses), 'draw' (the game is "
+            "drawn as soon as a side has only its King) or 'none'",
         )
-    if bare_king == "loss" and goal != "checkmate":
+    if bare_king != "none" and goal != "checkmate":
         raise VariantError(source, "rules.bare-king", "needs goal = 'checkmate'")
     zone = _build_zone(rules.get("goal-zone"), source, square, geometry, by_id)
+    counting = _build_counting(rules.get("counting"), source, by_id)
     if flags["demote-to-hand"]:
         _check_demotion(pieces, flags["captures-to-hand"], source)
 
@@ -1073,7 +1130,10 @@ def _build(
         reserve_in_hand=style == "in-hand",
         demote_to_hand=flags["demote-to-hand"],
         bare_king=bare_king == "loss",
+        bare_king_draw=bare_king == "draw",
+        mate=_build_mate(rules.get("mate"), source, by_id),
         zone=zone,
+        counting=counting,
         regions=regions,
         black_setup=black_setup,
         **_build_fsf(data.get("fairy-stockfish"), source, by_id),
@@ -1149,6 +1209,87 @@ def _build_zone(
     white = sides[0]
     black = sides[1] if len(sides) > 1 else frozenset(geometry.mirror(sq) for sq in white)
     return Zone(pid, (white, black))
+
+
+def _build_counting(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Counting | None:
+    """`[rules.counting]`: the style, the pawn types, the board's and pieces' honours."""
+    if raw is None or raw is False:
+        return None
+    key = "rules.counting"
+    known = {"style", "pawns", "board", "pieces", "otherwise"}
+    if not isinstance(raw, dict):
+        raise VariantError(source, key, "a table: style, pawns, board, pieces, otherwise")
+    for k in raw:
+        if k not in known:
+            raise VariantError(
+                source, f"{key}.{k}", f"unknown key; the keys: {', '.join(sorted(known))}"
+            )
+    style = raw.get("style")
+    if style not in COUNTING_STYLES:
+        raise VariantError(
+            source, f"{key}.style", f"must be one of {', '.join(COUNTING_STYLES)}, not {style!r}"
+        )
+    pawns = raw.get("pawns", [])
+    if not isinstance(pawns, list) or not all(isinstance(p, str) and p in by_id for p in pawns):
+        raise VariantError(source, f"{key}.pawns", "must list piece ids of the variant")
+
+    def moves(value: Any, at: str, least: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 1000:
+            raise VariantError(source, at, f"must be a number of moves from {least} to 1000")
+        return value
+
+    board = moves(raw.get("board", 0), f"{key}.board", 0)
+    if style == "asean" and board:
+        raise VariantError(source, f"{key}.board", "the asean style has no board's honour")
+    table = raw.get("pieces", [])
+    if not isinstance(table, list):
+        raise VariantError(
+            source, f"{key}.pieces", 'a list: [{ piece = "rook", count = 2, moves = 8 }]'
+        )
+    lines = []
+    for i, entry in enumerate(table):
+        at = f"{key}.pieces[{i}]"
+        if not isinstance(entry, dict) or set(entry) != {"piece", "count", "moves"}:
+            raise VariantError(
+                source,
+                at,
+                'needs exactly piece, count and moves: { piece = "rook", count = 2, moves = 8 }',
+            )
+        if entry["piece"] not in by_id:
+            raise VariantError(source, f"{at}.piece", f"unknown piece {entry['piece']!r}")
+        lines.append(
+            HonourLimit(
+                entry["piece"],
+                moves(entry["count"], f"{at}.count", 1),
+                moves(entry["moves"], f"{at}.moves", 1),
+            )
+        )
+    otherwise = moves(raw.get("otherwise", 0), f"{key}.otherwise", 0)
+    return Counting(style, frozenset(pawns), board, tuple(lines), otherwise)
+
+
+def _build_mate(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> MateRule | None:
+    """`[rules.mate]`: `forbidden-by` and `series-needs`, lists of piece ids."""
+    if raw is None or raw is False:
+        return None
+    key = "rules.mate"
+    if not isinstance(raw, dict) or not raw or set(raw) - {"forbidden-by", "series-needs"}:
+        raise VariantError(
+            source,
+            key,
+            'a table with forbidden-by and series-needs: { forbidden-by = ["knight"], '
+            'series-needs = ["rook", "knight"] }',
+        )
+    lists = []
+    for name in ("forbidden-by", "series-needs"):
+        ids = raw.get(name, [])
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise VariantError(source, f"{key}.{name}", "must list piece ids")
+        for pid in ids:
+            if pid not in by_id:
+                raise VariantError(source, f"{key}.{name}", f"unknown piece {pid!r}")
+        lists.append(frozenset(ids))
+    return MateRule(lists[0], lists[1])
 
 
 def _check_demotion(pieces: tuple[PieceType, ...], captures_to_hand: bool, source: str) -> None:
