@@ -34,7 +34,7 @@ from bot.ui.embeds import (
     to_move_mention,
 )
 from bot.ui.fit import fit_content
-from bot.ui.format import NO_PINGS, count, deadline, mention, pings, shown
+from bot.ui.format import NO_PINGS, count, deadline, mention, pings, plain, shown
 from storage.models import Termination
 
 log = logging.getLogger("fairypost.announce")
@@ -104,7 +104,7 @@ def thread_name(event: GameEvent) -> str:
     """`Chess: Ann vs Bob`, or for a tournament game `Club Cup · R2: Ann vs Bob`."""
     view, tag = event.view, event.tournament
     what = f"{tag.name} · R{tag.round}" if tag is not None else view.variant.name
-    return f"{what}: {view.white_name} vs {view.black_name}"[:100]
+    return plain(f"{what}: {view.white_name} vs {view.black_name}")[:100]
 
 
 async def channel_of(bot: Poster, channel_id: int | None) -> discord.abc.Messageable:

@@ -114,9 +114,8 @@ def scan_text(text: str) -> Breach | None:
 
 
 def check_structure(data: dict[str, Any]) -> Breach | None:
-    """Depth, size, integer magnitudes and every text of the parsed file (keys included:
-    `rules.text`'s rule, with the lengths of `text_bounds`), walked iteratively (a
-    recursive walk could be made to overflow)."""
+    """Depth, size, string lengths and integer magnitudes of the parsed file, walked
+    iteratively (a recursive walk could be made to overflow)."""
     count = 0
     stack: list[tuple[str, Any, int]] = [("", data, 0)]
     while stack:
@@ -130,9 +129,6 @@ def check_structure(data: dict[str, Any]) -> Breach | None:
             for k, v in value.items():
                 if len(k) > MAX_STRING:
                     return Breach(key, f"a key is {len(k)} characters long")
-                problem = text_problem(k, limit=MAX_NAME)
-                if problem is not None:
-                    return Breach(key, f"the key {k[:MAX_NAME]!r} {problem}")
                 stack.append((f"{key}.{k}" if key else k, v, depth + 1))
         elif isinstance(value, list):
             for i, v in enumerate(value):
@@ -140,11 +136,6 @@ def check_structure(data: dict[str, Any]) -> Breach | None:
         elif isinstance(value, str):
             if len(value) > MAX_STRING:
                 return Breach(key, f"{len(value)} characters; at most {MAX_STRING}")
-            limit, lines = text_bounds(key)
-            problem = text_problem(value, limit=limit, lines=lines)
-            if problem is not None:
-                one_line = problem == "contains a line break"
-                return Breach(key, problem + ("; write it on one line" if one_line else ""))
         elif isinstance(value, bool):
             pass
         elif isinstance(value, int):
@@ -154,6 +145,30 @@ def check_structure(data: dict[str, Any]) -> Breach | None:
             return Breach(key, "a number with a decimal point; whole numbers only")
         else:
             return Breach(key, f"a {type(value).__name__}; expected text, a number or a table")
+    return None
+
+
+def check_texts(data: dict[str, Any]) -> Breach | None:
+    """Every text of a new definition, keys included, by the one rule for players' text
+    (`rules.text`) with the lengths of `text_bounds`: what a file says ends up in posts,
+    embeds and thread names. (Definitions stored before the rule load as they were.)"""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        key, value = stack.pop()
+        if isinstance(value, dict):
+            for k, v in value.items():
+                problem = text_problem(k, limit=MAX_NAME)
+                if problem is not None:
+                    return Breach(key, f"the key {k[:MAX_NAME]!r} {problem}")
+                stack.append((f"{key}.{k}" if key else k, v))
+        elif isinstance(value, list):
+            stack += [(f"{key}[{i}]", v) for i, v in enumerate(value)]
+        elif isinstance(value, str):
+            limit, lines = text_bounds(key)
+            problem = text_problem(value, limit=limit, lines=lines)
+            if problem is not None:
+                one_line = problem == "contains a line break"
+                return Breach(key, problem + ("; write it on one line" if one_line else ""))
     return None
 
 

@@ -64,14 +64,14 @@ def text_problem(text: str, *, limit: int, lines: bool = False) -> str | None:
     return None
 
 
-def shown_name(name: str, limit: int) -> str:
-    """A name the bot does not choose (a Discord display name) with what `text_problem`
-    refuses taken out, spaces collapsed, at most `limit` characters ("" if nothing is
-    left)."""
+def without_refused(text: str, *, lines: bool = False) -> str:
+    """`text` with what `text_problem` refuses taken out (breaks and tabs become spaces;
+    line breaks stay with `lines`): for texts the rule did not check when they were
+    written (a display name, a definition stored before the rule)."""
     kept: list[str] = []
     marks = 0
-    for char in name:
-        if char_problem(char) is not None:
+    for char in text:
+        if char_problem(char, lines=lines) is not None:
             char = " " if char in "\t\n\r\u2028\u2029" else ""
             if not char:
                 continue
@@ -79,4 +79,11 @@ def shown_name(name: str, limit: int) -> str:
         if marks > MAX_MARKS:
             continue
         kept.append(char)
-    return " ".join("".join(kept).split())[:limit].strip()
+    return "".join(kept)
+
+
+def shown_name(name: str, limit: int) -> str:
+    """A name the bot does not choose (a Discord display name) with what `text_problem`
+    refuses taken out, spaces collapsed, at most `limit` characters ("" if nothing is
+    left)."""
+    return " ".join(without_refused(name).split())[:limit].strip()

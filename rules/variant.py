@@ -682,18 +682,21 @@ def decode_definition(data: bytes, source: str) -> str:
 
 
 def load_definition(
-    text: str, options: Iterable[str] = (), *, source: str = "your file"
+    text: str, options: Iterable[str] = (), *, source: str = "your file", new: bool = False
 ) -> Variant:
     """A player's variant from the text of its TOML file, validated with every static check
     (the sanity run is `rules.sanity.sanity_check`). Errors are `VariantError`s with the key,
-    the line and an example; `UnknownVariantError` for an option the file does not declare."""
-    return _load_definition(text, frozenset(options), source)
+    the line and an example; `UnknownVariantError` for an option the file does not declare.
+    `new`: a file given now (`/variant define`, `python -m rules check`), whose texts must
+    also pass the one rule for players' text (`limits.check_texts`); a definition stored
+    before the rule, or a game record's, loads as it was written."""
+    return _load_definition(text, frozenset(options), source, new)
 
 
 @lru_cache(maxsize=128)
-def _load_definition(text: str, options: frozenset[str], source: str) -> Variant:
+def _load_definition(text: str, options: frozenset[str], source: str, new: bool) -> Variant:
     try:
-        data = _parse_definition(text, source)
+        data = _parse_definition(text, source, new)
         return _with_options(data, source, options, definition=text)
     except VariantError as exc:
         raise in_file(exc, text) from None
@@ -708,7 +711,7 @@ def in_file(exc: VariantError, text: str) -> VariantError:
     return exc.located(line, example_for(exc.key))
 
 
-def _parse_definition(text: str, source: str) -> dict[str, Any]:
+def _parse_definition(text: str, source: str, new: bool = False) -> dict[str, Any]:
     """The data of a player's file merged over the built-in variant it extends."""
     try:
         size = len(text.encode("utf-8"))
@@ -744,6 +747,8 @@ def _parse_definition(text: str, source: str) -> dict[str, Any]:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
         raise VariantError(source, "", f"cannot be read: {reason}") from None
     breach = limits.check_structure(data)
+    if breach is None and new:
+        breach = limits.check_texts(data)
     if breach is not None:
         raise VariantError(source, breach.key, breach.reason)
     _check_keys(data, source)
@@ -907,6 +912,7 @@ def load_variant_argument(text: str) -> Variant:
         decode_definition(data, source),
         tuple(normalize_name(o) for o in opts if o.strip()),
         source=source,
+        new=True,
     )
 
 

@@ -7,6 +7,8 @@ is and what to do. The README's table quotes these numbers.
 - **Open challenges**: each is a public post with buttons. A player with open challenges in
   ten variants is already unusual (a challenge stays open a day); a channel with fifty is a
   wall nobody reads. Counted from the database, so every process sees the same count.
+- **Games against Fairy Post** in progress, per player: each starts at once, with its
+  thread and the engine's searches. Ten at once is more than anyone follows.
 - **Tournaments**: each posts a sign-up, then a thread, a post per game and the standings
   after every result. Ten in sign-up or running at once is more than any server runs.
 - **Conditional lines**: each is checked move by move against the rules (up to 100 moves);
@@ -29,6 +31,8 @@ from bot.service.errors import BadRequestError
 
 OPEN_CHALLENGES_PER_PLAYER = 10
 OPEN_CHALLENGES_PER_CHANNEL = 50
+GAMES_AGAINST_THE_BOT_PER_PLAYER = 10
+"""In progress, in every server (the engine's work is the bot's, wherever it plays)."""
 TOURNAMENTS_PER_SERVER = 10
 """In sign-up or running at once; finished and cancelled ones do not count."""
 CONDITIONAL_LINES_PER_MINUTE = 20

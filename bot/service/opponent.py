@@ -31,6 +31,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.service import limits
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.errors import BadRequestError, ServiceError
 from bot.service.games import GameService, parse_color
@@ -137,6 +138,12 @@ class OpponentService:
             choice = random.choice((ColorChoice.WHITE, ColorChoice.BLACK))
         settings = await self.games.challenge_settings(guild_id, channel_id)
         clock = self.games.clock_for(days_per_move, settings.default_move_seconds, bank)
+        playing = [g for g in await self.storage.games.list_active(challenger.id) if g.engine_id]
+        if len(playing) >= limits.GAMES_AGAINST_THE_BOT_PER_PLAYER:
+            raise limits.LimitError(
+                f"You play {len(playing)} games against Fairy Post already, the most one "
+                "player may have at once: finish or resign one first."
+            )
         await self.games.seen(challenger)
         await self.games.seen(engine)
         white, black = (

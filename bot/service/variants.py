@@ -452,7 +452,7 @@ def _is_builtin_name(text: str) -> bool:
 
 def _validate(text: str, source: str) -> tuple[Variant, list[str]]:
     """Static checks, then the sanity run (in a worker thread: a few seconds at most)."""
-    variant = load_definition(text, source=source)
+    variant = load_definition(text, source=source, new=True)
     report = sanity_check(variant)
     return variant, report.lines()
 

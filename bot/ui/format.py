@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import discord
 
+from rules.text import without_refused
+
 DISCORD_LIMIT = 2000
 ZERO_WIDTH_SPACE = "\u200b"
 
@@ -40,9 +42,16 @@ NO_PINGS = discord.AllowedMentions.none()
 def shown(text: str) -> str:
     """A player's name or text as a message shows it: markdown escaped (`**Cup**` stays as
     typed), and every `@` followed by a zero-width space, so `@everyone` or `<@123>` in a
-    name is text, not a mention, even where mentions may ping."""
-    escaped = discord.utils.escape_markdown(text, ignore_links=False)
+    name is text, not a mention, even where mentions may ping. Characters the one rule
+    refuses, in a text stored before it, are dropped."""
+    escaped = discord.utils.escape_markdown(plain(text, lines=True), ignore_links=False)
     return escaped.replace("@", "@" + ZERO_WIDTH_SPACE)
+
+
+def plain(text: str, *, lines: bool = False) -> str:
+    """A player's text where no markdown shows (a thread's name, a label): without what
+    the one rule refuses (`rules.text`), for texts stored before it."""
+    return without_refused(text, lines=lines)
 
 
 def channel(channel_id: int) -> str:

@@ -30,13 +30,16 @@ from bot.service.effects import EffectRegistry, EffectRun, EffectRunner
 from bot.service.inputs import MAX_OPTION_LENGTH, odd_text, player_name
 from bot.service.models import UserRef
 from bot.service.moderation import Moderation, Verdict
+from bot.service.opponent import OpponentService
+from bot.service.searchpool import SearchPool
 from bot.service.tournaments import TournamentService
 from bot.service.variants import ANNOUNCE, UnchangedVariantError
 from bot.service.variants import install as install_variants
 from bot.ui.embeds import challenge_embed, game_embed, rules_embed
-from bot.ui.format import shown
+from bot.ui.format import plain, shown
 from bot.ui.tournaments import game_post_text, signup_embed
 from rules.errors import VariantError
+from rules.variant import definition_digest
 from storage import Storage
 from storage.copy import _tables
 from tests.bot.conftest import ANN, BOB, CHANNEL, EVE, GUILD, TINY_CHESS, start_game
@@ -45,6 +48,7 @@ from tests.hostile import REFUSED, SHOWN, maximal_variant
 OTHER_GUILD = GUILD + 1
 THREAD = 5000
 MOD = UserRef(105, "Mo")
+FAIRY = UserRef(777, "Fairy Post", bot=True)
 
 
 async def snapshot(storage: Storage) -> dict[str, list[str]]:
@@ -170,6 +174,27 @@ async def test_hostile_text_in_a_variant_file_is_refused(
         "tiny.toml",
     )
     assert "contains" in message or "combining marks" in message or "characters" in message
+
+
+async def test_a_definition_stored_before_the_rule_still_loads_and_shows_plain(
+    service: GameService, storage: Storage
+) -> None:
+    """Games pin their definitions: one stored before the rule (a name with a bell and a
+    right-to-left override) must still load, and is shown without those characters."""
+    odd = TINY_CHESS.replace('name = "Tiny Chess"', 'name = "Tiny\\u202eChess\\u0007"')
+    await storage.variants.define(
+        GUILD, "tiny", name="Tiny Chess", content=odd, digest=definition_digest(odd),
+        author_id=ANN.id, expected_version=0, now=0,
+    )  # fmt: skip
+    await start_game(service, "tiny", thread=THREAD)
+    view = await service.board(channel_id=THREAD, user_id=ANN.id)
+    assert view.variant.name == "Tiny\u202eChess\x07"
+    assert "Tiny Chess" not in texts(game_embed(view)) and "TinyChess" in texts(game_embed(view))
+    assert plain(view.variant.name) == "TinyChess"
+    with pytest.raises(VariantError, match="U\\+202E"):
+        await service.variants.define(
+            GUILD, ANN, can_manage=True, filename="tiny.toml", data=(odd + "\n").encode()
+        )
 
 
 async def test_a_file_of_100_kb_is_refused_before_it_is_read(
@@ -363,6 +388,31 @@ async def test_open_challenges_per_player_and_per_channel(
     )
 
 
+async def test_games_against_the_bot_per_player(service: GameService, storage: Storage) -> None:
+    pool = SearchPool(1, table_megabytes=1)  # never started: nobody asks the engine to move
+    try:
+        engine = OpponentService(service, pool)
+
+        async def play_the_bot(guild: int = GUILD) -> Any:
+            return await engine.challenge(
+                guild_id=guild, channel_id=CHANNEL, challenger=ANN, engine=FAIRY,
+                variant="chess", color="white",
+            )  # fmt: skip
+
+        for _ in range(limits.GAMES_AGAINST_THE_BOT_PER_PLAYER):
+            await play_the_bot()
+        await refused(
+            storage,
+            lambda: play_the_bot(OTHER_GUILD),
+            f"You play {limits.GAMES_AGAINST_THE_BOT_PER_PLAYER} games against Fairy Post",
+        )
+        first = (await service.my_games(ANN.id))[0].game.id
+        await service.resign(channel_id=0, user=ANN, game_id=first)
+        await play_the_bot()
+    finally:
+        pool.close()
+
+
 async def test_tournaments_per_server(service: GameService, storage: Storage) -> None:
     tournaments = TournamentService(service)
 
@@ -456,6 +506,7 @@ def test_the_readme_quotes_the_limits() -> None:
     for value in (
         f"| {limits.OPEN_CHALLENGES_PER_PLAYER} |",
         f"| {limits.OPEN_CHALLENGES_PER_CHANNEL} |",
+        f"| {limits.GAMES_AGAINST_THE_BOT_PER_PLAYER} |",
         f"| {limits.TOURNAMENTS_PER_SERVER} |",
         f"| {limits.CONDITIONAL_LINES_PER_MINUTE} a minute |",
         f"| {limits.VARIANT_DEFINITIONS_PER_HOUR} an hour |",

@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 from hypothesis import given
 from hypothesis import strategies as st
 
-from localdiscord.models import FakeAttachment, FakeChannel, FakeUser
-from localdiscord.render import Viewer, markdown
+from localdiscord.models import FakeAttachment, FakeChannel, FakeMessage, FakeUser
+from localdiscord.render import Viewer, markdown, message_html
 
 ALICE = FakeUser(11, "alice")
 ALLOWED_TAGS = {
@@ -105,3 +105,15 @@ def test_plain_text_is_only_escaped(text: str) -> None:
     out = markdown(text, viewer())
     if "http://" not in text and "https://" not in text:
         assert out == html.escape(text, quote=True)
+
+
+def test_a_message_that_pings_everyone_is_marked_for_everyone() -> None:
+    """The page marks a message that pings `@everyone` for every reader, as Discord does:
+    so a name that reads `@everyone` but pings nobody is plain to see."""
+    bot = FakeUser(99, "Fairy Post", bot=True)
+    lobby = FakeChannel(40, 0, "lobby")
+    inert = FakeMessage(1, lobby, bot, content="**@\u200beveryone Cup** has started")
+    loud = FakeMessage(2, lobby, bot, content="@everyone Cup has started")
+    loud.mention_everyone = True
+    assert "mentions-me" not in message_html(inert, viewer(), bot_id=bot.id)
+    assert "mentions-me" in message_html(loud, viewer(), bot_id=bot.id)
