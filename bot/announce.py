@@ -21,7 +21,7 @@ import discord
 
 from bot.service import consequences
 from bot.service.conditional import DROPPED
-from bot.service.consequences import GameEvent, game_event, notice
+from bot.service.consequences import DigestNotice, GameEvent, digest, game_event, notice
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.games import GameService
 from bot.service.models import GameView
@@ -71,6 +71,11 @@ def install(
         registry.register(kind, game_post)
     registry.register(consequences.REPLAY, replay_post)
     registry.register(consequences.NOTICE, notice_post)
+
+    async def digest_post(run: EffectRun) -> None:
+        await post_digest(bot, run)
+
+    registry.register(consequences.DIGEST, digest_post)
 
     async def conditional_dropped(run: EffectRun) -> None:
         await post_conditional_dropped(bot, run)
@@ -230,8 +235,8 @@ def pinged(event: GameEvent) -> list[int]:
     g = event.view.game
     if event.kind in (consequences.STARTED, consequences.ENDED) or not g.is_active:
         return [g.white_id, g.black_id]
-    if event.answered or g.engine_to_move:
-        return []
+    if event.answered or g.engine_to_move or not event.ping_to_move:
+        return []  # nobody asked to move, or the player hears of it otherwise (notices)
     return [g.player_id(g.turn)]
 
 
@@ -332,8 +337,8 @@ async def post_notice(bot: Poster, run: EffectRun) -> None:
         text = f"Your turn in {where} ({versus})." + (
             f" Deadline {deadline(g.deadline_at)}." if g.deadline_at else ""
         )
-    if not note.via_dm and not note.reminder:
-        return  # the move's own post in the thread already mentioned the player
+    if not note.via_dm and not note.reminder and not note.held:
+        return  # the move's own post in the thread already pinged the player
 
     async def send(nonce: str) -> tuple[int, int]:
         if note.via_dm:
@@ -350,6 +355,55 @@ async def post_notice(bot: Poster, run: EffectRun) -> None:
         return message.channel.id, message.id
 
     await run.post(send)
+
+
+DIGEST_LINES = 10
+"""Games listed by name in a digest; more are counted (and /games lists them all)."""
+
+
+def digest_text(note: DigestNotice) -> str:
+    """`📬 Your move in 4 games:` then one line per game: its thread, the variant and the
+    opponent, the deadline. Within Discord's 2,000 characters whatever the names."""
+    n = len(note.games)
+    lines = [f"📬 Your move in {count(n, 'game')}:"]
+    for s in note.games[:DIGEST_LINES]:
+        g = s.game
+        where = f"<#{g.thread_id}>" if g.thread_id else f"game #{g.id}"
+        clock = f", due {deadline(g.deadline_at)}" if g.deadline_at else ""
+        versus = f"{shown(s.variant_name)} vs {shown(s.opponent_name)}"
+        lines.append(f"• {where} {versus}{clock}")
+    if n > DIGEST_LINES:
+        lines.append(f"…and {n - DIGEST_LINES} more: /games lists them all.")
+    lines.append("-# Your daily digest (/settings changes it).")
+    return fit_content("\n".join(lines))
+
+
+async def post_digest(bot: Poster, run: EffectRun) -> None:
+    """The daily digest, by direct message; should Discord refuse it, a mention in the
+    thread of the game whose deadline comes first."""
+    note = await digest(bot.service, run)
+    if note is None or run.posted:
+        return
+    text = digest_text(note)
+    first = note.games[0].game
+
+    async def send(nonce: str) -> tuple[int, int]:
+        try:
+            user = bot.get_user(note.user_id) or await bot.fetch_user(note.user_id)
+            message = await user.send(text, nonce=nonce, allowed_mentions=NO_PINGS)
+            return message.channel.id, message.id
+        except discord.Forbidden:
+            log.info("digest DM to %s refused; mentioning in a thread instead", note.user_id)
+        channel = await channel_of(bot, first.thread_id or first.channel_id)
+        message = await channel.send(
+            fit_content(f"{mention(note.user_id)} {text}"),
+            nonce=nonce,
+            allowed_mentions=pings(note.user_id),
+        )
+        return message.channel.id, message.id
+
+    await run.post(send)
+    log.info("digest of %s posted (%d games)", note.user_id, len(note.games))
 
 
 async def post_conditional_dropped(bot: Poster, run: EffectRun) -> None:

@@ -24,6 +24,8 @@ from storage.models import (
     GameStatus,
     GuildSettings,
     Move,
+    NoticeSchedule,
+    NoticeTiming,
     NotifyMode,
     Player,
     Rating,
@@ -132,6 +134,49 @@ def format_offsets(offsets: Sequence[int]) -> str:
     return ",".join(str(o) for o in offsets)
 
 
+def check_schedule(schedule: NoticeSchedule) -> NoticeSchedule:
+    """A digest needs its hour, quiet hours a start and a different end; hours 0 to 23, an
+    offset from UTC within the world's time zones (-12:00 to +14:00)."""
+    if not isinstance(schedule.timing, NoticeTiming):
+        raise InvalidValueError(f"unknown notice timing {schedule.timing!r}")
+    for hour in (schedule.hour, schedule.until):
+        if hour is not None and not 0 <= hour <= 23:
+            raise InvalidValueError(f"an hour is 0 to 23, not {hour}")
+    if not -720 <= schedule.utc_offset <= 840:
+        raise InvalidValueError("an offset from UTC is between -12:00 and +14:00")
+    timing = schedule.timing
+    if timing is NoticeTiming.NOW and (schedule.hour is not None or schedule.until is not None):
+        raise InvalidValueError("notices at once have no hours")
+    if timing is NoticeTiming.DIGEST and (schedule.hour is None or schedule.until is not None):
+        raise InvalidValueError("a daily digest has one hour")
+    if timing is NoticeTiming.QUIET and (
+        schedule.hour is None or schedule.until is None or schedule.hour == schedule.until
+    ):
+        raise InvalidValueError("quiet hours have a start and a different end")
+    return schedule
+
+
+def schedule_values(
+    schedule: NoticeSchedule | None,
+) -> tuple[str | None, int | None, int | None, int]:
+    """The four `notice_*` columns of a schedule (None: follow the default)."""
+    if schedule is None:
+        return None, None, None, 0
+    check_schedule(schedule)
+    return schedule.timing.value, schedule.hour, schedule.until, schedule.utc_offset
+
+
+def parse_schedule(row: Row) -> NoticeSchedule | None:
+    if row["notice_timing"] is None:
+        return None
+    return NoticeSchedule(
+        NoticeTiming(row["notice_timing"]),
+        row["notice_hour"],
+        row["notice_until"],
+        row["notice_utc_offset"],
+    )
+
+
 def parse_offsets(value: str) -> tuple[int, ...]:
     return tuple(int(part) for part in value.split(",")) if value else ()
 
@@ -154,6 +199,7 @@ def player(row: Row) -> Player:
         vacation_ends_at=row["vacation_ends_at"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        schedule=parse_schedule(row),
     )
 
 
@@ -166,6 +212,7 @@ def guild_settings(row: Row) -> GuildSettings:
         rated_allowed=bool(row["rated_allowed"]),
         rated_default=bool(row["rated_default"]),
         organiser_role_id=row["organiser_role_id"],
+        notice_schedule=parse_schedule(row),
         updated_at=row["updated_at"],
     )
 

@@ -56,6 +56,30 @@ class NotifyMode(StrEnum):
     DM = "dm"
 
 
+class NoticeTiming(StrEnum):
+    """When a player hears of their turns (`NoticeSchedule`)."""
+
+    NOW = "now"
+    """Each notice at once."""
+    DIGEST = "digest"
+    """One direct message a day, at the schedule's hour, listing the games awaiting a move."""
+    QUIET = "quiet"
+    """At once, but from `hour` to `until` only deadline warnings."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeSchedule:
+    """A player's (or a server's default) timing of turn notices and reminders. Hours are
+    local: `utc_offset` minutes east of UTC."""
+
+    timing: NoticeTiming = NoticeTiming.NOW
+    hour: int | None = None
+    """The digest's hour, or when quiet hours begin."""
+    until: int | None = None
+    """When quiet hours end."""
+    utc_offset: int = 0
+
+
 class ChallengeStatus(StrEnum):
     OPEN = "open"
     ACCEPTED = "accepted"
@@ -139,6 +163,8 @@ class Player:
     """When the running vacation ends by itself (allowance used up), if one runs."""
     created_at: int
     updated_at: int
+    schedule: NoticeSchedule | None = None
+    """When notices come; None follows the default of the game's server."""
 
     @property
     def on_vacation(self) -> bool:
@@ -158,6 +184,8 @@ class GuildSettings:
     """Whether a challenge that does not say is rated (when rated games are allowed)."""
     organiser_role_id: int | None = None
     """Members of this role organise tournaments; None leaves it to the admins."""
+    notice_schedule: NoticeSchedule | None = None
+    """When players who did not choose hear of their turns; None: at once."""
     updated_at: int | None = None
     """None while the guild still runs on defaults."""
 

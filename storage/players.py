@@ -11,6 +11,7 @@ from storage.models import (
     Clock,
     Forgotten,
     GuildSettings,
+    NoticeSchedule,
     NotificationKind,
     NotifyMode,
     Player,
@@ -88,6 +89,19 @@ class Players:
             if offsets is not None:
                 await self._reschedule_reminders(tx, player, now)
             return player
+
+    async def set_schedule(self, user_id: int, schedule: NoticeSchedule | None, now: int) -> Player:
+        """When the player hears of their turns from now on (None: the default of each game's
+        server). Notices already due follow the new schedule when they are sent."""
+        values = _rows.schedule_values(schedule)
+        async with self._db.transaction() as tx:
+            await _shared.ensure_players(tx, [user_id], now)
+            await tx.run(
+                "UPDATE players SET notice_timing = ?, notice_hour = ?, notice_until = ?, "
+                "notice_utc_offset = ?, updated_at = greatest(updated_at, ?) WHERE user_id = ?",
+                (*values, now, user_id),
+            )
+            return await self._fetch(tx, user_id)
 
     @staticmethod
     async def _reschedule_reminders(tx: Tx, player: Player, now: int) -> None:
@@ -208,18 +222,24 @@ class Guilds:
             raise InvalidValueError("a challenge must stay open between a minute and 30 days")
         if settings.default_move_seconds is not None:
             _rows.check_clock(Clock(settings.default_move_seconds, 0))
+        schedule = _rows.schedule_values(settings.notice_schedule)
         async with self._db.transaction() as tx:
             await tx.run(
                 "INSERT INTO guild_settings (guild_id, challenge_channel_id, "
                 "challenge_ttl_seconds, default_move_seconds, rated_allowed, rated_default, "
-                "organiser_role_id, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+                "organiser_role_id, notice_timing, notice_hour, notice_until, "
+                "notice_utc_offset, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
                 "challenge_channel_id = excluded.challenge_channel_id, "
                 "challenge_ttl_seconds = excluded.challenge_ttl_seconds, "
                 "default_move_seconds = excluded.default_move_seconds, "
                 "rated_allowed = excluded.rated_allowed, "
                 "rated_default = excluded.rated_default, "
                 "organiser_role_id = excluded.organiser_role_id, "
+                "notice_timing = excluded.notice_timing, "
+                "notice_hour = excluded.notice_hour, "
+                "notice_until = excluded.notice_until, "
+                "notice_utc_offset = excluded.notice_utc_offset, "
                 "updated_at = excluded.updated_at",
                 (
                     settings.guild_id,
@@ -229,6 +249,7 @@ class Guilds:
                     int(settings.rated_allowed),
                     int(settings.rated_default),
                     settings.organiser_role_id,
+                    *schedule,
                     now,
                 ),
             )

@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import Fairy, fairy, install, user_ref
+from bot.service import notices
 from bot.service.errors import BadRequestError
 from bot.service.glicko2 import PROVISIONAL_DEVIATION
 from bot.service.inputs import player_name, whole_number
@@ -41,12 +42,22 @@ class Correspondence(commands.Cog):
         notify="Where to tell you: a mention in the game's thread, or a direct message",
         turn_notices="A notice when it becomes your turn",
         reminders="Hours before the deadline to remind you, e.g. `24, 1` (empty: none)",
+        schedule="When: at once, one daily digest, or not in your quiet hours",
+        hour="The digest's hour, or when quiet hours start (0-23, your time)",
+        until="When quiet hours end (0-23, your time)",
+        utc_offset="Your time zone as hours from UTC, e.g. +2, -5, +5:30",
     )
     @app_commands.choices(
         notify=[
             app_commands.Choice(name="mention me in the game thread", value="thread"),
             app_commands.Choice(name="send me a direct message", value="dm"),
-        ]
+        ],
+        schedule=[
+            app_commands.Choice(name="at once", value="now"),
+            app_commands.Choice(name="a daily digest by direct message", value="digest"),
+            app_commands.Choice(name="quiet hours: only deadline warnings", value="quiet"),
+            app_commands.Choice(name="this server's default", value=notices.DEFAULT),
+        ],
     )
     async def settings(
         self,
@@ -54,6 +65,10 @@ class Correspondence(commands.Cog):
         notify: str | None = None,
         turn_notices: bool | None = None,
         reminders: str | None = None,
+        schedule: str | None = None,
+        hour: app_commands.Range[int, 0, 23] | None = None,
+        until: app_commands.Range[int, 0, 23] | None = None,
+        utc_offset: app_commands.Range[str, 1, 12] | None = None,
     ) -> None:
         service = self.bot.service
         now = service.clock.now()
@@ -66,14 +81,29 @@ class Correspondence(commands.Cog):
             turn_notices=turn_notices,
             reminder_offsets=_hours(reminders) if reminders is not None else None,
         )
+        if (schedule, hour, until, utc_offset) != (None, None, None, None):
+            chosen = notices.change(
+                player.schedule, timing=schedule, hour=hour, until=until, utc_offset=utc_offset
+            )
+            player = await service.storage.players.set_schedule(me.id, chosen, now)
         offsets = [o // HOUR for o in player.reminder_offsets]
         hours = ", ".join(str(o) for o in offsets) or "none"
         unit = "hour" if offsets == [1] else "hours"
         where = "direct messages" if player.notify_mode is NotifyMode.DM else "thread mentions"
+        if player.schedule is not None:
+            timing = notices.explain(player.schedule, now)
+        elif interaction.guild_id is not None:
+            server = await service.storage.guilds.get(interaction.guild_id)
+            default = server.notice_schedule or notices.NOW
+            timing = f"this server's default, {notices.explain(default, now)}"
+        else:
+            timing = "each game's server's default"
         text = (
             f"Notices: **{where}**\n"
             f"Turn notices: **{'on' if player.turn_notices else 'off'}**\n"
-            f"Reminders: **{hours}** {unit} before the deadline"
+            f"Reminders: **{hours}** {unit} before the deadline\n"
+            f"When: {timing}\n"
+            "-# A notice that would come after its game's deadline is sent at once."
         )
         await interaction.response.send_message(text, ephemeral=True)
         self.bot.timers.poke()

@@ -11,7 +11,9 @@ the effects of a game run in its queue, in this order:
   the rating changes), then `game.replay` (the animated replay) if any move was played;
 - a takeback: `game.takeback` (the board it went back to);
 - a turn notice or reminder falls due: `notice.send`, in a queue of its own per game, so a
-  refused DM never holds up the game's posts;
+  refused DM never holds up the game's posts; by the player's schedule (`bot.service.notices`)
+  it is sent, or waits for the end of their quiet hours (a `notice.send` due then, in a queue
+  of its own), or joins their daily digest (`notice.digest`, one per player and digest time);
 - a challenge expires: `challenge.expired` (its post is updated).
 
 `ratings.apply` is carried out here; the posts by the Discord layer (`bot/announce.py`),
@@ -23,9 +25,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from bot.service import notices
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.games import GameService
-from bot.service.models import GameView, TournamentTag
+from bot.service.models import GameSummary, GameView, TournamentTag
 from storage import Storage
 from storage.errors import GameNotFoundError
 from storage.models import (
@@ -33,6 +36,7 @@ from storage.models import (
     Game,
     GameStatus,
     NewEffect,
+    NoticeSchedule,
     NotifyMode,
     RatingChange,
     StorageEvent,
@@ -48,6 +52,7 @@ TAKEBACK = "game.takeback"
 REPLAY = "game.replay"
 RATINGS = "ratings.apply"
 NOTICE = "notice.send"
+DIGEST = "notice.digest"
 CHALLENGE_EXPIRED = "challenge.expired"
 
 GAME_POSTS = (STARTED, MOVED, ENDED, TAKEBACK)
@@ -97,6 +102,7 @@ def on_notice(event: StorageEvent) -> list[NewEffect]:
         "ply": due.ply,
         "reminder": due.kind.value == "reminder",
         "offset": due.offset_seconds,
+        "due_at": due.due_at,
     }
     return [NewEffect(NOTICE, payload, game.id, queue=f"notices:{game.id}")]
 
@@ -153,6 +159,8 @@ class GameEvent:
     player who answered is not asked to move in between."""
     tournament: TournamentTag | None = None
     """For the first post of a tournament game: its tournament and round."""
+    ping_to_move: bool = True
+    """Whether the post may ping the player it asks to move (`notices.pings_in_thread`)."""
 
 
 async def tournament_tag(storage: Storage, game: Game) -> TournamentTag | None:
@@ -195,9 +203,32 @@ async def game_event(service: GameService, run: EffectRun) -> GameEvent | None:
         conditional = len(moves) >= ply and moves[ply - 1].conditional
         answered = len(moves) > ply and moves[ply].conditional
     tag = await tournament_tag(service.storage, game) if effect.kind == STARTED else None
+    ping = True
+    if game.is_active and effect.kind in (MOVED, TAKEBACK):
+        # Decided as of the move, as its turn notice is (both fell due then).
+        ping = await pings_to_move(service, game, due=effect.created_at)
     return GameEvent(
-        effect.kind, view, actor_id, name, notation, changes, conditional, answered, tag
+        effect.kind, view, actor_id, name, notation, changes, conditional, answered, tag, ping
     )
+
+
+async def schedule_of(service: GameService, user_id: int, game: Game) -> NoticeSchedule:
+    """The player's notice schedule for this game (theirs, else its server's default)."""
+    player = await service.storage.players.find(user_id)
+    server = await service.storage.guilds.get(game.guild_id)
+    return notices.effective(player, server.notice_schedule)
+
+
+async def pings_to_move(service: GameService, game: Game, *, due: int) -> bool:
+    """Whether the post asking the player to move pings them (at `due`, the move's time)."""
+    user_id = game.to_move_id
+    if user_id is None or user_id == game.engine_id:
+        return False
+    player = await service.storage.players.find(user_id)
+    if player is not None and not player.turn_notices:
+        return False
+    schedule = await schedule_of(service, user_id, game)
+    return notices.pings_in_thread(player, schedule, due=due, deadline=game.deadline_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,10 +243,14 @@ class Notice:
     """The player asked for direct messages (else: a mention in the game's thread)."""
     reminder: bool
     seconds_left: int | None
+    held: bool = False
+    """It waited for the end of quiet hours (the move's post did not ping the player)."""
 
 
 async def notice(service: GameService, run: EffectRun) -> Notice | None:
-    """The notice of a `notice.send` effect; None when it is stale (the turn is over)."""
+    """The notice of a `notice.send` effect; None when it is stale (the turn is over) or
+    when the player's schedule has it wait: for the end of their quiet hours (a new effect
+    due then) or for their digest (recorded once per digest time)."""
     effect = run.effect
     user_id = effect.payload.get("user_id")
     if effect.game_id is None or not isinstance(user_id, int):
@@ -228,6 +263,24 @@ async def notice(service: GameService, run: EffectRun) -> Notice | None:
         log.info("effect %d: the turn it announced is over; not sent", effect.id)
         return None
     player = await service.storage.players.find(user_id)
+    due = effect.payload.get("due_at")
+    due = due if isinstance(due, int) else effect.created_at
+    schedule = await schedule_of(service, user_id, game)
+    planned = notices.plan(schedule, due=due, deadline=game.deadline_at)
+    if isinstance(planned, notices.Hold):
+        wait = NewEffect(
+            NOTICE,
+            {**effect.payload, "due_at": planned.until, "held": True},
+            game.id,
+            queue=f"held:{effect.id}",  # never ahead of the game's other notices
+            dedupe_key=f"held:{effect.id}",
+            not_before=planned.until,
+        )
+        await service.storage.effects.add([wait], run.now)
+        return None
+    if isinstance(planned, notices.Digest):
+        await service.storage.effects.add([digest_effect(user_id, planned.at)], run.now)
+        return None
     variant = await service.variants.for_game(game)
     left = game.deadline_at - run.now if game.deadline_at is not None else None
     return Notice(
@@ -238,4 +291,40 @@ async def notice(service: GameService, run: EffectRun) -> Notice | None:
         via_dm=player is not None and player.notify_mode is NotifyMode.DM,
         reminder=bool(effect.payload.get("reminder")),
         seconds_left=left,
+        held=bool(effect.payload.get("held")),
     )
+
+
+def digest_effect(user_id: int, at: int) -> NewEffect:
+    """The player's digest at `at`: one effect whatever number of notices join it (its key
+    is the player and the time), in the player's queue."""
+    return NewEffect(
+        DIGEST,
+        {"user_id": user_id, "at": at},
+        queue=f"digest:{user_id}",
+        dedupe_key=f"{DIGEST}:{user_id}:{at}",
+        not_before=at,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DigestNotice:
+    """A player's daily digest: every game awaiting their move, earliest deadline first."""
+
+    user_id: int
+    games: tuple[GameSummary, ...]
+
+
+async def digest(service: GameService, run: EffectRun) -> DigestNotice | None:
+    """The digest of a `notice.digest` effect; None when no game awaits the player now
+    (they moved everywhere since): nothing is sent."""
+    user_id = run.effect.payload.get("user_id")
+    if not isinstance(user_id, int):
+        raise GiveUp("a digest without a player")
+    waiting = [s for s in await service.my_games(user_id) if s.my_turn]
+    if not waiting:
+        log.info("effect %d: no game awaits the player's move; no digest", run.effect.id)
+        return None
+    never = 2**62
+    waiting.sort(key=lambda s: (s.game.deadline_at or never, s.game.id))
+    return DigestNotice(user_id, tuple(waiting))

@@ -17,7 +17,10 @@ STORED = (
     ("Your games", "moves, times, results, the server and thread they were played in"),
     ("Your ratings", "per variant, with the change after each rated game"),
     ("Your challenges and offers", "draw offers and takeback requests, with their answers"),
-    ("Your settings", "notices (thread or DM), reminder times, vacation days used"),
+    (
+        "Your settings",
+        "notices (thread or DM, when and in which time zone), reminder times, vacation days used",
+    ),
 )
 NOT_STORED = (
     "Fairy Post never reads messages: everything arrives as commands and button clicks. "

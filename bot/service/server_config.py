@@ -1,7 +1,7 @@
 """Per-server settings that members with Manage Server change with /config: where challenges
-go, whether games are rated by default, the default clock and the tournament organisers'
-role. Stored in `guild_settings` (storage); the challenge service and tournaments read them
-there."""
+go, whether games are rated by default, the default clock, the tournament organisers' role
+and when players who did not choose hear of their turns (`notices`). Stored in
+`guild_settings` (storage); the challenge service, tournaments and notices read them there."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from bot.service.clock import Clock
 from bot.service.errors import BadRequestError
 from bot.service.games import ALLOWED_DAYS
 from storage import Storage
-from storage.models import DAY, GuildSettings
+from storage.models import DAY, GuildSettings, NoticeSchedule
 
 
 class RatedPolicy(StrEnum):
@@ -45,6 +45,8 @@ class ConfigChange:
     days_per_move: int | None = None  # 0: untimed
     organiser_role_id: int | None = None
     unset: Unset | None = None
+    notice_schedule: NoticeSchedule | None = None
+    """The players' default schedule (`notices.change`); None leaves it."""
 
     @property
     def empty(self) -> bool:
@@ -91,4 +93,6 @@ class ServerConfig:
             updated = dataclasses.replace(updated, organiser_role_id=change.organiser_role_id)
         if change.unset is Unset.ORGANISERS:
             updated = dataclasses.replace(updated, organiser_role_id=None)
+        if change.notice_schedule is not None:
+            updated = dataclasses.replace(updated, notice_schedule=change.notice_schedule)
         return await self.storage.guilds.set(updated, self.clock.now())

@@ -73,7 +73,7 @@ async def service(storage: Storage, clock: ManualClock) -> GameService:
     return GameService(storage, clock=clock)
 
 
-class Announced(list[consequences.GameEvent | consequences.Notice]):
+class Announced(list[consequences.GameEvent | consequences.Notice | consequences.DigestNotice]):
     """What the Discord layer would have posted, in order."""
 
 
@@ -100,12 +100,18 @@ def effects(service: GameService, announced: Announced) -> EffectRunner:
         if note is not None:
             announced.append(note)
 
+    async def digest(run: EffectRun) -> None:
+        note = await consequences.digest(service, run)
+        if note is not None:
+            announced.append(note)
+
     async def replay(run: EffectRun) -> None:
         """The animated replay: nothing to record here (tests/renderer draws replays)."""
 
     for kind in consequences.GAME_POSTS:
         registry.register(kind, game_post)
     registry.register(consequences.NOTICE, notice)
+    registry.register(consequences.DIGEST, digest)
     registry.register(consequences.REPLAY, replay)
     return EffectRunner(registry, service.clock, owner="test")
 

@@ -116,14 +116,15 @@ async def both_posts(
     world: World, thread: FakeChannel, since: int, mover: str, answer: str
 ) -> tuple[FakeMessage, FakeMessage]:
     """The post of Bob's move, which asks nobody to move, then the post of Alice's answer,
-    marked as a conditional move, which asks Bob to move."""
+    marked as a conditional move, which asks Bob to move (his DM tells him)."""
     fake = world.fake
     second = await posted(fake, thread, since, lambda m: f"alice played **{answer}**" in m.text)
     first = await posted(fake, thread, since, lambda m: f"bob played **{mover}**" in m.text)
     assert thread.messages.index(first) < thread.messages.index(second)
     assert first.content == "" and not first.mention_ids
     assert f"alice played **{answer}** *(conditional move)*" in second.text
-    assert second.mention_ids == [world.bob.id] and "your move" in second.content
+    # Bob hears of his turns by DM: the post names him without a ping (one notice, not two).
+    assert second.content == f"<@{world.bob.id}>, your move." and not second.mention_ids
     assert first.attachments[0].is_png and second.attachments[0].is_png
     return first, second
 
@@ -231,7 +232,7 @@ async def test_a_branching_tree_answers_over_several_plies_and_survives_a_restar
         ack = await reply(fake, bob, thread, "move", move="b5")
         assert ack.content == "You played **b7-b5**."
         post = await posted(fake, thread, since, lambda m: "bob played **b7-b5**" in m.text)
-        assert post.mention_ids == [alice.id] and "your move" in post.content
+        assert post.content == f"<@{alice.id}>, your move." and not post.mention_ids  # a DM
         await fake.wait_until(lambda: len(turn_dms(fake, alice)) == 1, WAIT, "Alice's turn")
         listed = await reply(fake, alice, thread, "conditional list")
         assert "no conditional moves" in listed.text

@@ -8,8 +8,8 @@ import pytest
 
 from storage import Storage
 from storage.errors import InvalidValueError, PlayerNotFoundError
-from storage.models import DAY, HOUR, GuildSettings, NotifyMode
-from tests.storage.conftest import T0, WHITE
+from storage.models import DAY, HOUR, GuildSettings, NoticeSchedule, NoticeTiming, NotifyMode
+from tests.storage.conftest import T0, WHITE, raw_sql
 
 
 async def test_upsert_creates_then_refreshes_the_name(store: Storage) -> None:
@@ -67,3 +67,28 @@ async def test_guild_settings_default_then_stored(store: Storage) -> None:
         await store.guilds.set(dataclasses.replace(defaults, challenge_ttl_seconds=1), T0)
     with pytest.raises(InvalidValueError):
         await store.guilds.set(dataclasses.replace(defaults, default_move_seconds=5), T0)
+
+
+async def test_notice_schedules_of_players_and_servers(store: Storage, db_target: str) -> None:
+    digest = NoticeSchedule(NoticeTiming.DIGEST, hour=8, utc_offset=120)
+    player = await store.players.set_schedule(WHITE, digest, T0)
+    assert player.schedule == digest and await store.players.get(WHITE) == player
+    quiet = NoticeSchedule(NoticeTiming.QUIET, hour=22, until=7, utc_offset=-330)
+    assert (await store.players.set_schedule(WHITE, quiet, T0)).schedule == quiet
+    assert (await store.players.set_schedule(WHITE, None, T0)).schedule is None  # the server's
+    server = dataclasses.replace(GuildSettings(5), notice_schedule=digest)
+    assert (await store.guilds.set(server, T0)).notice_schedule == digest
+    assert (await store.guilds.get(5)).notice_schedule == digest
+    for bad in (
+        NoticeSchedule(NoticeTiming.DIGEST),
+        NoticeSchedule(NoticeTiming.DIGEST, hour=24),
+        NoticeSchedule(NoticeTiming.QUIET, hour=22),
+        NoticeSchedule(NoticeTiming.QUIET, hour=7, until=7),
+        NoticeSchedule(NoticeTiming.NOW, hour=8),
+        NoticeSchedule(NoticeTiming.NOW, utc_offset=15 * 60),
+    ):
+        with pytest.raises(InvalidValueError):
+            await store.players.set_schedule(WHITE, bad, T0)
+    # The database refuses a schedule that makes no sense, whoever writes it.
+    with pytest.raises(Exception, match=r"(?i)check"):
+        await raw_sql(db_target, "UPDATE players SET notice_timing = 'now', notice_hour = 3")
