@@ -148,6 +148,11 @@ async def serve_local(settings: Settings, *, db_path: Path = LOCAL_DB) -> int:
         await fake.close()
 
 
+TERMINAL_FORMAT = "%(asctime)s %(levelname)s %(message)s"
+"""Local mode's log lines: `00:55:02 INFO game 1: game.moved posted (ply 3)` (the service
+writes JSON lines for its journal)."""
+
+
 class SameProcessHeartbeat(logging.Filter):
     """Drops discord.py's "Can't keep up, shard ID 0 websocket is 41.3s behind": untrue in
     local mode. discord.py's keep-alive thread notes when a heartbeat was sent only after
@@ -163,6 +168,8 @@ class SameProcessHeartbeat(logging.Filter):
 def run_local(settings: Settings) -> int:
     """`python -m bot` without a token: local mode, until Ctrl-C."""
     setup_logging(settings.log_level)
+    for handler in logging.getLogger().handlers:  # a person's terminal, not a journal
+        handler.setFormatter(logging.Formatter(TERMINAL_FORMAT, "%H:%M:%S"))
     logging.getLogger("discord").setLevel(logging.WARNING)
     logging.getLogger("discord.gateway").addFilter(SameProcessHeartbeat())
     try:

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import queue
+import re
 import signal
 import socket
 import subprocess
@@ -118,6 +119,10 @@ def test_without_a_token_local_mode_starts_and_resumes(tmp_path: Path) -> None:
         code, err = first.stop()
     assert code == 0, err
     assert "Traceback" not in err
+    # After the banner, plain log lines for a person's terminal (the README shows them).
+    lines = err.splitlines()
+    assert lines and all(re.match(r"\d\d:\d\d:\d\d (INFO|WARNING) \S", line) for line in lines)
+    assert any(line.endswith("slash commands synced (global)") for line in lines), err
     assert (tmp_path / LOCAL_DB).is_file() and (tmp_path / LOCAL_WORLD).is_file()
     assert not (tmp_path / "data" / "fairypost.sqlite3").exists()
 
