@@ -39,19 +39,21 @@ def find_variant(text: str) -> Variant:
 
 def match_rank(typed: str, variant_id: str, name: str) -> int | None:
     """How well a variant answers what a player typed, for autocomplete: 0 exactly its id or
-    name (typing `chess` must offer Chess first, before Hawk Chess), 1 the start of its id,
-    name or a word of the name, 2 anywhere in them; None: not at all. Empty text matches all
-    alike."""
+    name (typing `chess` must offer Chess first, before Hawk Chess), 1 the start of its id or
+    name (`ch`: Chess before ASEAN Chess), 2 the start of a word of the name, 3 anywhere in
+    them; None: not at all. Empty text matches all alike."""
     key = normalize_name(typed)
     if not key:
         return 1
     named = normalize_name(name)
     if key in (variant_id, named):
         return 0
-    if variant_id.startswith(key) or named.startswith(key) or f"-{key}" in f"-{named}":
+    if variant_id.startswith(key) or named.startswith(key):
         return 1
-    if key in variant_id or key in named:
+    if f"-{key}" in f"-{named}":
         return 2
+    if key in variant_id or key in named:
+        return 3
     return None
 
 

@@ -803,7 +803,9 @@ function wireAutocomplete(command, option, field, list) {
       showComposerError(result.error);
       return;
     }
-    const activeLabel = list.items?.[list.active]?.label;
+    // A suggestion the person moved to with the arrows stays chosen when the list is
+    // refreshed; otherwise the best match (the first) is, as the list ranks it.
+    const activeLabel = list.active > 0 ? list.items?.[list.active]?.label : undefined;
     popupOptions(
       list,
       result.choices.map((c) => ({ label: c.name, value: String(c.value) })),
