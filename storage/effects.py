@@ -46,6 +46,13 @@ DEFAULT_LEASE_SECONDS = 300
 MAX_ERROR = 2000
 MAX_PAYLOAD = 16_000
 
+
+def player_queue(user_id: int, name: str) -> str:
+    """The queue of a player's own effects, not a game's (a daily digest): `player:<id>:<name>`.
+    Forgetting the player (`Players.forget`) deletes them, done or not, with their keys."""
+    return f"player:{user_id}:{name}"
+
+
 Rule = Callable[[StorageEvent], Iterable[NewEffect]]
 """Turns one event into the effects it sets off (pure: no I/O, runs inside the transaction)."""
 

@@ -164,6 +164,8 @@ class Players:
                 "(SELECT id FROM games WHERE white_id = ? OR black_id = ?)",
                 (user_id, user_id),
             )
+            # A player's own effects (their digests) name them in their queue and key.
+            await tx.run("DELETE FROM effects WHERE queue LIKE ?", (f"player:{user_id}:%",))
             cancelled = await tx.run(
                 "UPDATE challenges SET status = 'cancelled', resolved_at = ? "
                 "WHERE status = 'open' AND (challenger_id = ? OR opponent_id = ?)",

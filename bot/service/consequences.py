@@ -30,6 +30,7 @@ from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.games import GameService
 from bot.service.models import GameSummary, GameView, TournamentTag
 from storage import Storage
+from storage.effects import player_queue
 from storage.errors import GameNotFoundError
 from storage.models import (
     EventKind,
@@ -298,11 +299,12 @@ async def notice(service: GameService, run: EffectRun) -> Notice | None:
 def digest_effect(user_id: int, at: int) -> NewEffect:
     """The player's digest at `at`: one effect whatever number of notices join it (its key
     is the player and the time), in the player's queue."""
+    queue = player_queue(user_id, "digest")
     return NewEffect(
         DIGEST,
         {"user_id": user_id, "at": at},
-        queue=f"digest:{user_id}",
-        dedupe_key=f"{DIGEST}:{user_id}:{at}",
+        queue=queue,
+        dedupe_key=f"{queue}:{at}",
         not_before=at,
     )
 

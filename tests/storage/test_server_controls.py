@@ -8,12 +8,14 @@ import dataclasses
 import pytest
 
 from storage import Storage
+from storage.effects import player_queue
 from storage.errors import GameEndedError, PlayerHasActiveGamesError, PlayerNotFoundError
 from storage.models import (
     Clock,
     GameStatus,
     GuildSettings,
     NewChallenge,
+    NewEffect,
     RatingUpdate,
     Result,
     Termination,
@@ -85,6 +87,15 @@ async def test_forgetting_a_player_replaces_them_everywhere(store: Storage) -> N
         ),
         T0 + 6,
     )
+    digests = [  # Alice's daily digests, one sent and one to come, name her in their keys
+        NewEffect("notice.digest", {"user_id": WHITE, "at": at}, queue=queue, dedupe_key=key)
+        for at in (T0, T0 + 86_400)
+        for queue in [player_queue(WHITE, "digest")]
+        for key in [f"{queue}:{at}"]
+    ]
+    sent, _ = await store.effects.add(digests, T0 + 6)
+    await store.effects.claim_one(sent.id, "test", T0 + 6, lease_seconds=60)
+    assert await store.effects.complete(sent.id, "test", T0 + 6)
     done = await store.players.forget(WHITE, T0 + 7)
     assert done.anonymous_id < 0 and done.label == f"Anonymous {-done.anonymous_id}"
     assert done.games == 1 and done.challenges_cancelled == 1
@@ -118,6 +129,8 @@ async def test_forgetting_a_player_replaces_them_everywhere(store: Storage) -> N
             for row in await tx.all(f'SELECT * FROM "{table["name"]}"'):
                 values = list(row)
                 assert WHITE not in values, (table["name"], values)
+                if table["name"] == "effects":
+                    assert not any(str(WHITE) in str(v) for v in values), values
                 assert not any("Alice" in str(v) for v in values), (table["name"], values)
     # a second forgotten player gets the next label
     again = await store.players.forget(BLACK, T0 + 8)
