@@ -457,17 +457,18 @@ class Position:
         t = self.t
         pieces = self.pieces
         dedupe = t.dedupe
-        promo = t.promo_zone
+        promo_from = t.promo_from
         for code in t.side_codes[side]:
             squares = pieces[code]
             if not squares:
                 continue
+            near = promo_from[code]
             for o in squares:
                 start = len(out)
                 self._piece_codes(code, o, out)
                 if dedupe[code] and len(out) > start:
                     out[start:] = _merged(out[start:])
-                if promo[code] is not None:
+                if near is not None and near[o]:  # read after _piece_codes compiled it
                     self._promote(code, start, out)
         if self.ep >= 0:
             self._ep_codes(out)
@@ -516,44 +517,28 @@ class Position:
                 out.append(o | ep << 8 | EP << KIND_SHIFT | F_PAWN)
 
     def _castling_codes(self, out: list[int]) -> None:
-        v = self.variant
-        t = self.t
-        geo = t.geo
         side = self.side
         board = self.board
+        virgin = self.virgin
         king = self.kings[side]
-        if king < 0 or not self.virgin[king]:
+        if king < 0 or not virgin[king]:
             return
-        if v.castling:
-            for i, c in enumerate(v.castling):
-                kf, kt, rf, rt = c.king_from, c.king_to, c.rook_from, c.rook_to
-                if side:
-                    kf, kt, rf, rt = (geo.mirror(s) for s in (kf, kt, rf, rt))
-                if king != kf or not self.virgin[rf]:
-                    continue
-                rook = board[rf]
-                if not rook or (rook & 1) != side:
-                    continue
-                lo, hi = min(kf, rf), max(kf, rf)
-                if any(board[s] for s in range(lo + 1, hi)):
-                    continue
-                if any(board[s] and s not in (kf, rf) for s in (kt, rt)):
-                    continue
-                out.append(kf | kt << 8 | CASTLE << KIND_SHIFT | i << CASTLE_SHIFT)
-        elif v.fast_castling:
-            fc = v.fast_castling
-            kf = fc.king_from if side == 0 else geo.mirror(fc.king_from)
-            if king != kf:
-                return
-            for i, r in enumerate(fc.rooks):
-                rf = r if side == 0 else geo.mirror(r)
-                rook = board[rf]
-                if not rook or (rook & 1) != side or not self.virgin[rf]:
-                    continue
-                step = 1 if rf > kf else -1
-                for d in range(kf + step, rf, step):
+        for kf, rf, empty, code in self.t.castle_rules[side]:
+            if king != kf or not virgin[rf]:
+                continue
+            rook = board[rf]
+            if not rook or (rook & 1) != side:
+                continue
+            if isinstance(code, int):
+                for s in empty:
+                    if board[s]:
+                        break
+                else:
+                    out.append(code)
+            else:  # fast castling: the King stops on any empty square before the Rook
+                for d, c in code:
                     if not board[d]:
-                        out.append(kf | d << 8 | CASTLE << KIND_SHIFT | i << CASTLE_SHIFT)
+                        out.append(c)
 
     def _drop_codes(self, out: list[int]) -> None:
         t = self.t
@@ -1095,19 +1080,10 @@ class Position:
         return h ^ t.z_gate[code][sq] ^ t.z_piece[code][sq]
 
     def _castling_rook(self, c: int) -> tuple[int, int]:
-        """The Rook's squares (from, to) of castling move `c`."""
-        v = self.variant
-        geo = self.t.geo
-        rule = (c >> CASTLE_SHIFT) & MC.CASTLE_MASK
-        if v.castling:
-            cr = v.castling[rule]
-            rf, rt = cr.rook_from, cr.rook_to
-            if self.side:
-                rf, rt = geo.mirror(rf), geo.mirror(rt)
-            return rf, rt
-        assert v.fast_castling is not None
-        rf = v.fast_castling.rooks[rule]
-        return (geo.mirror(rf) if self.side else rf), c & 0xFF
+        """The Rook's squares (from, to) of castling move `c` (fast castling: the Rook
+        goes where the King stood)."""
+        rf, rt = self.t.castle_rooks[self.side][(c >> CASTLE_SHIFT) & MC.CASTLE_MASK]
+        return rf, (rt if rt >= 0 else c & 0xFF)
 
     def _snapshot(self) -> _Extra:
         return _Extra(

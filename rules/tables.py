@@ -49,6 +49,9 @@ Pairs = tuple[tuple[int, int], ...]
 # A line looking back from a target: its squares, the riders and (range-limited riders)
 # that attack along it from their first piece, and the hoppers that attack over a screen.
 RayProbe = tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int]]
+# One castling move of one side: King from, Rook from, squares that must be empty, and the
+# move code (fast castling: King from, Rook from, and every (King to, code) between them).
+CastleRule = tuple[int, int, tuple[int, ...], int | tuple[tuple[int, int], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +276,15 @@ def compile_square(
     return b.freeze()
 
 
+def _destinations(sm: SquareMoves) -> set[int]:
+    """Every square a move of this table may end on."""
+    out = {d for d, _c, _m in sm.leaps} | {d for d, _c, _m, _a in sm.lames}
+    out |= {d for _cond, d, _c, _m, _a in sm.cond}
+    for pairs in (*sm.slides, *(r[0] for r in sm.rays), *(h[0] for h in sm.hops)):
+        out.update(d for d, _c in pairs)
+    return out
+
+
 def _offsets(c: Component) -> list[Vector]:
     """Every offset a component can stop on (with repeats when two paths share one),
     on a board large enough for any variant."""
@@ -329,6 +341,9 @@ class Tables:
     ep_victim: list[bool]
     tracked: list[bool]
     promo_zone: list[bytes | None]  # per square: 0 none, 1 optional, 2 compulsory
+    # Per square, filled with its move table: 1 when some move from there ends in the zone
+    # (most of a Pawn's moves are far from it and need no promotion pass).
+    promo_from: list[bytearray | None]
     promo_choices: list[tuple[int, ...]]  # codes of the same colour
     promo_pawn_only: list[bool]
     promo_limited: list[bool]
@@ -353,6 +368,11 @@ class Tables:
     castle_pairs: tuple[tuple[int, int, int], ...] = ()  # (King square, Rook square, key)
     start_at: tuple[int, ...] = ()  # square -> code of the initial array (0: empty)
     castle_squares: frozenset[int] = frozenset()  # King and Rook squares of both sides
+    # Castling of each side, its squares mirrored once rather than at every node:
+    # [side] -> (King from, Rook from, squares that must be empty, move code) per rule, or
+    # with fast castling (King from, Rook from, ((King to, move code), ...) between them).
+    castle_rules: tuple[tuple[CastleRule, ...], tuple[CastleRule, ...]] = ((), ())
+    castle_rooks: tuple[tuple[tuple[int, int], ...], ...] = ((), ())  # [side][rule] -> from, to
     gate_squares: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
     demote: tuple[int, ...] = ()  # code -> hand code of the type it promoted from (0: none)
     z_promoted: tuple[int, ...] = ()  # per square: a promoted piece stands there
@@ -390,6 +410,10 @@ class Tables:
                 self.mask[code],
                 self.extras[code],
             )
+            zone = self.promo_zone[code]
+            near = self.promo_from[code]
+            if zone is not None and near is not None:
+                near[o] = any(zone[d] for d in _destinations(sm))
             self.moves[code][o] = sm
         return sm
 
@@ -476,6 +500,50 @@ def castling_pairs(variant: Variant) -> list[tuple[int, int]]:
     return []
 
 
+def _castle_rules(
+    variant: Variant,
+) -> tuple[
+    tuple[tuple[CastleRule, ...], tuple[CastleRule, ...]],
+    tuple[tuple[tuple[int, int], ...], ...],
+]:
+    """Each side's castling moves (see `Tables.castle_rules`) and Rook squares per rule."""
+    geo = variant.geometry
+    kind = MC.CASTLE << MC.KIND_SHIFT
+    rules: list[tuple[CastleRule, ...]] = []
+    rooks: list[tuple[tuple[int, int], ...]] = []
+    for side in (0, 1):
+
+        def mirrored(sq: int, side: int = side) -> int:
+            return geo.mirror(sq) if side else sq
+
+        side_rules: list[CastleRule] = []
+        side_rooks: list[tuple[int, int]] = []
+        if variant.castling:
+            for i, c in enumerate(variant.castling):
+                kf, kt = mirrored(c.king_from), mirrored(c.king_to)
+                rf, rt = mirrored(c.rook_from), mirrored(c.rook_to)
+                lo, hi = min(kf, rf), max(kf, rf)
+                empty = {*range(lo + 1, hi), kt, rt} - {kf, rf}
+                code = kf | kt << 8 | kind | i << MC.CASTLE_SHIFT
+                side_rules.append((kf, rf, tuple(sorted(empty)), code))
+                side_rooks.append((rf, rt))
+        elif variant.fast_castling:
+            fc = variant.fast_castling
+            kf = mirrored(fc.king_from)
+            for i, r in enumerate(fc.rooks):
+                rf = mirrored(r)
+                step = 1 if rf > kf else -1
+                targets = tuple(
+                    (d, kf | d << 8 | kind | i << MC.CASTLE_SHIFT)
+                    for d in range(kf + step, rf, step)
+                )
+                side_rules.append((kf, rf, (), targets))
+                side_rooks.append((rf, -1))  # the Rook goes where the King stood
+        rules.append(tuple(side_rules))
+        rooks.append(tuple(side_rooks))
+    return (rules[0], rules[1]), tuple(rooks)
+
+
 @cache
 def tables_for(variant_id: str, options: frozenset[str] = frozenset()) -> Tables:
     """The tables of a built-in variant, built once per process."""
@@ -517,6 +585,7 @@ def build_tables(variant: Variant) -> Tables:
     ep_victim = [False] * ncodes
     tracked = [False] * ncodes
     promo_zone: list[bytes | None] = [None] * ncodes
+    promo_from: list[bytearray | None] = [None] * ncodes
     promo_choices: list[tuple[int, ...]] = [() for _ in range(ncodes)]
     promo_pawn_only = [False] * ncodes
     promo_limited = [False] * ncodes
@@ -571,6 +640,7 @@ def build_tables(variant: Variant) -> Tables:
                     elif row in p.promotion.optional_rows:
                         zone[sq] = 1
                 promo_zone[code] = bytes(zone)
+                promo_from[code] = bytearray(geo.size)
                 promo_choices[code] = tuple(type_index[t] << 1 | color for t in p.promotion.to)
                 promo_pawn_only[code] = p.promotion.pawn_moves_only
                 promo_limited[code] = p.promotion.limited_by_start_count
@@ -715,6 +785,7 @@ def build_tables(variant: Variant) -> Tables:
         ep_victim=ep_victim,
         tracked=tracked,
         promo_zone=promo_zone,
+        promo_from=promo_from,
         promo_choices=promo_choices,
         promo_pawn_only=promo_pawn_only,
         promo_limited=promo_limited,
@@ -752,6 +823,7 @@ def build_tables(variant: Variant) -> Tables:
                 tables.z_virgin[king_sq] = 0
                 tables.z_virgin[rook_sq] = 0
     tables.castle_pairs = tuple(pairs)
+    tables.castle_rules, tables.castle_rooks = _castle_rules(variant)
     tables.castle_squares = frozenset(sq for king, rook, _k in pairs for sq in (king, rook))
     virgin = set()
     start_at = [0] * geo.size
