@@ -617,8 +617,10 @@ class Position:
                 if self._safe_after(c):
                     out.append(c)
         else:
-            risky = self._pinned(king, enemy) | t.special_lines(king, enemy)
-            hop_lines = self._hop_lines(king, enemy)
+            risky = self._pinned(king, enemy)
+            if t.special_codes[enemy]:
+                risky |= t.special_lines(king, enemy)
+            hop_lines = self._hop_lines(king, enemy) if t.has_hoppers else None
             gates = self.gates[side]
             for c in pseudo:
                 if not (c >> KIND_SHIFT) & KIND_MASK:
@@ -634,10 +636,12 @@ class Position:
                     ):
                         out.append(c)
                         continue
-                if self._castling_ok(c) and self._safe_after(c):
+                if (c >> KIND_SHIFT) & KIND_MASK == CASTLE:
+                    if self._castling_ok(c) and self._castled_safe(c):
+                        out.append(c)
+                elif self._safe_after(c):
                     out.append(c)
-            leap = self.variant.piece(t.type_ids[self.board[king] >> 1]).initial_leap
-            if leap and self.virgin[king]:
+            if t.initial_leap[self.board[king]] and self.virgin[king]:
                 self._initial_leap_codes(king, out)
         if not out and in_check:
             out = self._swap_codes(king)
@@ -728,20 +732,44 @@ class Position:
         return out
 
     def _castling_ok(self, c: int) -> bool:
-        """Castling's own conditions (§4.4): not out of check, over safe squares; fast
-        castling: the destination safe. Other moves pass."""
-        if (c >> KIND_SHIFT) & KIND_MASK != CASTLE:
-            return True
-        v = self.variant
-        geo = self.t.geo
+        """Castling's own conditions (§4.4), the caller having excluded castling out of
+        check: over safe squares; fast castling: the destination safe."""
         king = c & 0xFF
         dest = (c >> 8) & 0xFF
-        if v.fast_castling:
+        if self.variant.fast_castling:
             return self.safe_square(king, dest)
         step = 1 if dest > king else -1
         return all(self.safe_square(king, s) for s in range(king + step, dest, step)) and (
-            geo.rank_of(king) == geo.rank_of(dest)
+            self.t.geo.rank_of(king) == self.t.geo.rank_of(dest)
         )
+
+    def _castled_safe(self, c: int) -> bool:
+        """The King is safe once castling `c` is made: `_safe_after` without the whole
+        make and unmake, moving the King and the Rook on the board alone (castling takes
+        nothing and the enemy's pieces stay). A reserve piece entering the Rook's square
+        (Florea) or the hand (S-Chess) goes through the full make."""
+        side = self.side
+        if c >= GATED or self.gates[side]:
+            return self._safe_after(c)
+        board = self.board
+        kf = c & 0xFF
+        kt = (c >> 8) & 0xFF
+        rf, rt = self._castling_rook(c)
+        king = board[kf]
+        rook = board[rf]
+        board[kf] = 0
+        board[rf] = 0
+        was_kt = board[kt]
+        was_rt = board[rt]
+        board[kt] = king
+        board[rt] = rook
+        try:
+            return not self.attacked(kt, side ^ 1)
+        finally:
+            board[rt] = was_rt
+            board[kt] = was_kt
+            board[rf] = rook
+            board[kf] = king
 
     def safe_square(self, king: int, x: int) -> bool:
         """Spec §4.3: lift the King, clear `x`, put the King there; is it attacked?"""
@@ -838,7 +866,11 @@ class Position:
         reset = bool(c & F_PAWN)
         kings = self.kings
         undo_kings = (kings[0], kings[1])
-        if t.castle_pairs:
+        # Castling rights change only when a King's or Rook's first square is touched.
+        rights = bool(t.castle_pairs) and (
+            kind != NORMAL or o in t.castle_squares or d in t.castle_squares
+        )
+        if rights:
             h ^= self._rights_key()
         if kind == NORMAL:
             # The common case, written out: lift the piece, take what stands on `d`.
@@ -995,7 +1027,7 @@ class Position:
             self.side = side ^ 1
             h ^= t.z_side
         self.ply += 1
-        if t.castle_pairs:
+        if rights:
             h ^= self._rights_key()
         self.hash = h
         if keep_key:

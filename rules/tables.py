@@ -340,6 +340,7 @@ class Tables:
     ep_capturer: list[bool]
     ep_victim: list[bool]
     tracked: list[bool]
+    initial_leap: list[bool]  # a royal piece with Metamachy's first-move leap
     promo_zone: list[bytes | None]  # per square: 0 none, 1 optional, 2 compulsory
     # Per square, filled with its move table: 1 when some move from there ends in the zone
     # (most of a Pawn's moves are far from it and need no promotion pass).
@@ -584,6 +585,7 @@ def build_tables(variant: Variant) -> Tables:
     ep_capturer = [False] * ncodes
     ep_victim = [False] * ncodes
     tracked = [False] * ncodes
+    initial_leap = [False] * ncodes
     promo_zone: list[bytes | None] = [None] * ncodes
     promo_from: list[bytearray | None] = [None] * ncodes
     promo_choices: list[tuple[int, ...]] = [() for _ in range(ncodes)]
@@ -631,6 +633,7 @@ def build_tables(variant: Variant) -> Tables:
                 or p.id in gating_types
             )
             no_drop_rows[code] = p.no_drop_rows
+            initial_leap[code] = bool(p.initial_leap)
             if p.promotion:
                 zone = bytearray(geo.size)
                 for sq in range(geo.size):
@@ -784,6 +787,7 @@ def build_tables(variant: Variant) -> Tables:
         ep_capturer=ep_capturer,
         ep_victim=ep_victim,
         tracked=tracked,
+        initial_leap=initial_leap,
         promo_zone=promo_zone,
         promo_from=promo_from,
         promo_choices=promo_choices,
