@@ -58,6 +58,7 @@ class _Undo(NamedTuple):
     side: int
     hash: int
     keyed: bool  # a repetition key was recorded for the position after the move
+    legal: tuple[int, ...] | None  # the legal moves listed before the move, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ class Position:
 
     __slots__ = (
         "_keys",
+        "_legal",
         "_stack",
         "board",
         "ep",
@@ -139,6 +141,9 @@ class Position:
         self.hash = 0
         self._stack: list[_Undo] = []
         self._keys: list[int] = []
+        # The legal moves of this position once listed: playing a move, formatting it and
+        # asking for the outcome list them once, not once each. Cleared by every change.
+        self._legal: tuple[int, ...] | None = None
 
     # ------------------------------------------------------------------ construction
 
@@ -198,6 +203,7 @@ class Position:
                 if flag:
                     h ^= t.z_promoted[sq]
         self.hash = h
+        self._legal = None
         self._stack.clear()
         self._keys = [self._key()]
 
@@ -286,11 +292,17 @@ class Position:
                 if not hoppers:
                     break
                 screen = True
-        for code in t.special_codes[by]:
-            for o in self.pieces[code]:
-                conds = t.special_map(code, o).get(target)
-                if conds and self._conditions_hold(conds, o, by):
-                    return True
+        if t.special_codes[by]:
+            special_at = t.special_at
+            for code in t.special_codes[by]:
+                for o in self.pieces[code]:
+                    found = special_at[code][o] if special_at else None
+                    if found is None:
+                        found = t.special_map(code, o)
+                        special_at = t.special_at
+                    conds = found.get(target)
+                    if conds and self._conditions_hold(conds, o, by):
+                        return True
         return False
 
     def _conditions_hold(
@@ -575,14 +587,18 @@ class Position:
         return out
 
     def legal_codes(self) -> list[int]:
-        """Every legal move of the side to move, as integer codes; none once a rule has
-        ended the game on the board (a bare King, a goal reached), as Fairy-Stockfish
-        lists none then."""
+        """Every legal move of the side to move, as integer codes (a new list each time;
+        listed once per position, kept until the next move or until it is taken back); none
+        once a rule has ended the game on the board (a bare King, a goal reached), as
+        Fairy-Stockfish lists none then."""
+        if self._legal is not None:
+            return list(self._legal)
         if self.t.immediate_ends and self.decided() is not None:
             return []
         out = self._legal_board_codes()
         if self.variant.reserve_in_hand and any(self.hands[self.side]):
             self._gating_codes(out)
+        self._legal = tuple(out)
         return out
 
     def _legal_board_codes(self) -> list[int]:
@@ -614,14 +630,22 @@ class Position:
                     and (kind == DROP or ((c & 0xFF) != king and c & 0xFF not in gates))
                 ):
                     continue  # cannot take the checker or step between: no need to try it
-                if self._safe_after(c):
+                if kind == NORMAL and c < GATED and (c & 0xFF) not in self.gates[side]:
+                    o = c & 0xFF
+                    if o == king:
+                        if self.safe_square(king, (c >> 8) & 0xFF):
+                            out.append(c)
+                    elif self._safe_moving(o, (c >> 8) & 0xFF, king, enemy):
+                        out.append(c)
+                elif self._safe_after(c):
                     out.append(c)
         else:
             risky = self._pinned(king, enemy)
             if t.special_codes[enemy]:
                 risky |= t.special_lines(king, enemy)
-            hop_lines = self._hop_lines(king, enemy) if t.has_hoppers else None
-            gates = self.gates[side]
+            hop_lines = (
+                self._hop_lines(king, enemy) if t.has_hoppers or t.forward_hoppers[enemy] else None
+            )
             for c in pseudo:
                 if not (c >> KIND_SHIFT) & KIND_MASK:
                     o = c & 0xFF
@@ -629,13 +653,17 @@ class Position:
                         if self.safe_square(king, (c >> 8) & 0xFF):
                             out.append(c)
                         continue
-                    if (
-                        o not in risky
-                        and o not in gates
-                        and not (hop_lines and (o in hop_lines or (c >> 8) & 0xFF in hop_lines))
-                    ):
+                    d = (c >> 8) & 0xFF
+                    # A reserve piece entering behind it: the full make. (Not a local
+                    # copy of the dict: a make and unmake puts back a copy of it.)
+                    if o in self.gates[side]:
+                        if self._safe_after(c):
+                            out.append(c)
+                    elif (
+                        o not in risky and not (hop_lines and (o in hop_lines or d in hop_lines))
+                    ) or self._safe_moving(o, d, king, enemy):
                         out.append(c)
-                        continue
+                    continue
                 if (c >> KIND_SHIFT) & KIND_MASK == CASTLE:
                     if self._castling_ok(c) and self._castled_safe(c):
                         out.append(c)
@@ -790,6 +818,26 @@ class Position:
                 pieces[other].add(x)
             board[king] = kcode
             pieces[kcode].add(king)
+
+    def _safe_moving(self, o: int, d: int, king: int, enemy: int) -> bool:
+        """The King on `king` is safe once the piece on `o` (not the King) has moved to `d`:
+        `_safe_after` for a plain board move without the whole make and unmake. Only the
+        board's blockers and the enemy's pieces count for attacks; a promotion, a hand or a
+        once-per-game right changes neither, and gating moves are made in full."""
+        board = self.board
+        piece = board[o]
+        cap = board[d]
+        board[o] = 0
+        board[d] = piece
+        if cap:
+            self.pieces[cap].discard(d)
+        try:
+            return not self.attacked(king, enemy)
+        finally:
+            board[d] = cap
+            board[o] = piece
+            if cap:
+                self.pieces[cap].add(d)
 
     _LEAP_MIDS: ClassVar[dict[tuple[int, int], tuple[tuple[int, int], ...]]] = {
         (2, 0): ((1, 0),),
@@ -1002,8 +1050,10 @@ class Position:
                 side,
                 self.hash,
                 keep_key,
+                self._legal,
             )
         )
+        self._legal = None
         # En passant right, counters, side to move.
         self.ep = -1
         self.ep_victim = -1
@@ -1150,6 +1200,7 @@ class Position:
         self.fullmove = u.fullmove
         self.side = u.side
         self.hash = u.hash
+        self._legal = u.legal
         self.ply -= 1
         if u.keyed:
             self._keys.pop()
@@ -1172,8 +1223,10 @@ class Position:
                 self.side,
                 self.hash,
                 False,
+                self._legal,
             )
         )
+        self._legal = None
         self.ep = -1
         self.ep_victim = -1
         self.side ^= 1

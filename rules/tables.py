@@ -49,6 +49,8 @@ Pairs = tuple[tuple[int, int], ...]
 # A line looking back from a target: its squares, the riders and (range-limited riders)
 # that attack along it from their first piece, and the hoppers that attack over a screen.
 RayProbe = tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int]]
+# Targets of a special attacker on one square -> conditions: (kind, alternatives of squares).
+SpecialMap = dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]
 # One castling move of one side: King from, Rook from, squares that must be empty, and the
 # move code (fast castling: King from, Rook from, and every (King to, code) between them).
 CastleRule = tuple[int, int, tuple[int, ...], int | tuple[tuple[int, int], ...]]
@@ -282,6 +284,8 @@ def _destinations(sm: SquareMoves) -> set[int]:
     out |= {d for _cond, d, _c, _m, _a in sm.cond}
     for pairs in (*sm.slides, *(r[0] for r in sm.rays), *(h[0] for h in sm.hops)):
         out.update(d for d, _c in pairs)
+    for pairs, *_rest in sm.masked:
+        out.update(d for d, c in pairs if c)
     return out
 
 
@@ -388,9 +392,9 @@ class Tables:
     count_pawns: frozenset[int] = frozenset()  # codes of both colours that stop the count
     forward_hoppers: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     """Codes by colour of the pieces above with a hopping attack (their screens matter)."""
-    _special: dict[tuple[int, int], dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]] = (
-        field(default_factory=dict)
-    )
+    # special_map() per code and square, filled on first use (a list, not a dict keyed by
+    # (code, square): attacked() reads it for every special attacker at every check test).
+    special_at: list[list[SpecialMap | None]] = field(default_factory=list)
     _sensitive: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict)
 
     def code(self, piece_id: str, color: int) -> int:
@@ -418,18 +422,17 @@ class Tables:
             self.moves[code][o] = sm
         return sm
 
-    def special_map(
-        self, code: int, o: int
-    ) -> dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]:
+    def special_map(self, code: int, o: int) -> SpecialMap:
         """Targets a special attacker on `o` may capture on, with their conditions:
         (kind, squares) where kind 0 = one of `squares` tuples empty, 1 = all empty,
         2 = once-per-game right still unused, 3 = the piece has never moved, 4 = exactly
         one of the squares occupied (a hopper's screen)."""
-        key = (code, o)
-        found = self._special.get(key)
+        if not self.special_at:
+            self.special_at = [[None] * self.geo.size for _ in self.moves]
+        found = self.special_at[code][o]
         if found is not None:
             return found
-        out: dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]] = {}
+        out: SpecialMap = {}
         comps = self.forward[code]
         if comps is None:
             sm = self.square_moves(code, o)
@@ -464,7 +467,7 @@ class Tables:
             if mode & CAPTURE:
                 kind = 2 if condition & COND_ONCE else 3
                 out.setdefault(dest, []).append((kind, alts or ((),)))
-        self._special[key] = out
+        self.special_at[code][o] = out
         return out
 
     def special_lines(self, king: int, by: int) -> frozenset[int]:
