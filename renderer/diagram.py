@@ -15,7 +15,7 @@ in the middle (at least 9x9 for riders), up to 17x17 for the Bat's (1,8) leap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -26,7 +26,7 @@ from renderer.sprites import SUPERSAMPLE, font, sprite_image
 from renderer.theme import RGBA, Theme, load_theme
 from rules.betza import Component, Kind
 from rules.geometry import Geometry
-from rules.tables import CAPTURE, COND_ONCE, MOVE, compile_square
+from rules.tables import CAPTURE, COND_ONCE, MOVE, Extras, SquareMoves, compile_square
 from rules.variant import PieceType, Variant, load_variant
 
 MAX_BOARD = 17
@@ -52,6 +52,17 @@ class DiagramData:
     faded: frozenset[int] = frozenset()  # first-move or once-per-game squares only
     screens: frozenset[int] = frozenset()
     paths: tuple[tuple[int, ...], ...] = ()  # squares from the origin, drawn as lines
+    files: int = 0  # the board when not `size` x `size`: the variant's own (a confined piece)
+    ranks: int = 0
+    outside: frozenset[int] = frozenset()  # squares the piece may never stand on (dimmed)
+
+    @property
+    def width(self) -> int:
+        return self.files or self.size
+
+    @property
+    def height(self) -> int:
+        return self.ranks or self.size
 
 
 def _reach(c: Component) -> int:
@@ -77,12 +88,71 @@ def _collinear(geo: Geometry, o: int, squares: tuple[int, ...]) -> bool:
     return all(x * y0 - y * x0 == 0 for x, y in vecs)
 
 
-def diagram_data(piece: PieceType, color: int = 0) -> DiagramData:
-    """The marks of `piece`'s diagram, read from the engine's move table."""
+def _confined_origin(
+    variant: Variant, piece: PieceType, color: int
+) -> tuple[int, frozenset[int] | None, Extras]:
+    """Where a piece kept to a region (or with region moves) is shown on its own board: the
+    square of its region from which it reaches most, its region moves counted."""
+    geo = variant.geometry
+    mask = variant.region(piece.region).of(color) if piece.region else None
+    extras: Extras = tuple(
+        (variant.region(rm.region).of(color), rm.components) for rm in piece.region_moves
+    )
+    best, best_count = 0, -1
+    for o in range(geo.size):
+        if mask is not None and o not in mask:
+            continue
+        sm = compile_square(geo, piece.components, piece.once_per_game, color, o, mask, extras)
+        count = len(
+            {d for d, _c, _m in sm.leaps}
+            | {d for pairs in sm.slides for d, _c in pairs}
+            | {d for pairs, *_rest in sm.rays for d, _c in pairs}
+            | {d for pairs, _m in sm.hops for d, _c in pairs}
+            | {d for d, _c, _m, _a in sm.lames}
+            | {d for pairs, *_rest in sm.masked for d, c in pairs if c}
+        )
+        if count > best_count:
+            best, best_count = o, count
+    return best, mask, extras
+
+
+def diagram_data(piece: PieceType, color: int = 0, variant: Variant | None = None) -> DiagramData:
+    """The marks of `piece`'s diagram, read from the engine's move table. Given its
+    `variant`, a piece kept to a region (the palace) or with moves only in a region (the
+    Soldier across the river, Janggi's palace diagonals) is shown on the game's own board,
+    where it reaches most, the squares it may never stand on dimmed."""
+    if variant is not None and (piece.region or piece.region_moves):
+        geo: Geometry = variant.geometry
+        o, mask, extras = _confined_origin(variant, piece, color)
+        sm = compile_square(geo, piece.components, piece.once_per_game, color, o, mask, extras)
+        # Rays of a confined piece pass outside its region: only their stops are marks.
+        sm = SquareMoves(
+            sm.leaps,
+            sm.slides,
+            (
+                *sm.rays,
+                *(
+                    (tuple(p for p in pairs if p[1]), m, mf, cf)
+                    for pairs, m, mf, cf, hop in sm.masked
+                    if not hop
+                ),
+            ),
+            (*sm.hops, *((pairs, m) for pairs, m, _mf, _cf, hop in sm.masked if hop)),
+            sm.lames,
+            sm.cond,
+        )
+        data = _marks(geo, sm, o, max(geo.files, geo.ranks))
+        outside = frozenset(sq for sq in range(geo.size) if mask is not None and sq not in mask)
+        return replace(data, files=geo.files, ranks=geo.ranks, outside=outside)
     n = board_size(piece)
-    geo: Geometry = Geometry(n, n) if n <= 16 else _DiagramGeometry(n, n)
+    geo = Geometry(n, n) if n <= 16 else _DiagramGeometry(n, n)
     o = geo.index(n // 2, n // 2)
     sm = compile_square(geo, piece.components, piece.once_per_game, color, o)
+    return _marks(geo, sm, o, n)
+
+
+def _marks(geo: Geometry, sm: SquareMoves, o: int, n: int) -> DiagramData:
+    """The marks, screens and paths of the move table `sm` of a piece on `o`."""
     screens: set[int] = set()
     for pairs, _mode in sm.hops:
         squares = [s for s, _ in pairs]
@@ -220,41 +290,47 @@ def draw_piece(
     variant: Variant, piece: PieceType, *, color: int = 0, theme: str = "default"
 ) -> Image.Image:
     th = load_theme(theme)
-    data = diagram_data(piece, color)
+    data = diagram_data(piece, color, variant)
     n = data.size
+    files, ranks = data.width, data.height
     s = _square_px(n)
     pad = 20
     title_h = 46
     legend_h = 36
-    board_px = n * s
+    board_px = files * s
+    board_py = ranks * s
     width = max(board_px + 2 * pad, 520)
     bx = (width - board_px) // 2
     by = pad + title_h
-    height = by + board_px + pad // 2 + legend_h + pad // 2
+    height = by + board_py + pad // 2 + legend_h + pad // 2
     img = Image.new("RGB", (width, height), _rgb(th.frame))
     draw = ImageDraw.Draw(img)
 
     def centre(sq: int) -> tuple[float, float]:
-        f, r = sq % n, sq // n
-        return (bx + f * s + s / 2, by + (n - 1 - r) * s + s / 2)
+        f, r = sq % files, sq // files
+        return (bx + f * s + s / 2, by + (ranks - 1 - r) * s + s / 2)
 
-    for sq in range(n * n):
-        f, r = sq % n, sq // n
-        x, y = bx + f * s, by + (n - 1 - r) * s
+    for sq in range(files * ranks):
+        f, r = sq % files, sq // files
+        x, y = bx + f * s, by + (ranks - 1 - r) * s
         dark = (f + r) % 2 == 0
-        draw.rectangle((x, y, x + s - 1, y + s - 1), fill=_rgb(th.dark if dark else th.light))
+        fill = _rgb(th.dark if dark else th.light)
+        if sq in data.outside:  # never reached by this piece: dimmed toward the frame
+            (r1, g1, b1), (r2, g2, b2) = fill, _rgb(th.frame)
+            fill = ((r1 + 2 * r2) // 3, (g1 + 2 * g2) // 3, (b1 + 2 * b2) // 3)
+        draw.rectangle((x, y, x + s - 1, y + s - 1), fill=fill)
     ox, oy = centre(data.origin)
     x0, y0 = round(ox - s / 2), round(oy - s / 2)
     img.paste(_rgb(th.origin), (x0, y0, x0 + s, y0 + s), Image.new("L", (s, s), th.origin[3]))
     if data.paths:  # lines across squares: drawn on one layer at twice the size
         k = 2
-        layer = Image.new("RGBA", (board_px * k, board_px * k), (*th.path[:3], 0))
+        layer = Image.new("RGBA", (board_px * k, board_py * k), (*th.path[:3], 0))
         over = ImageDraw.Draw(layer)
         path_color = (*th.path[:3], 170)
         for path in data.paths:
             pts = [((x - bx) * k, (y - by) * k) for x, y in (centre(sq) for sq in path)]
             over.line(pts, fill=path_color, width=max(2, round(s * k * 0.05)), joint="curve")
-        small = layer.resize((board_px, board_px), Image.Resampling.BILINEAR)
+        small = layer.resize((board_px, board_py), Image.Resampling.BILINEAR)
         img.paste(small, (bx, by), small)
     for sq in data.screens:
         cx, cy = centre(sq)
@@ -278,7 +354,7 @@ def draw_piece(
         anchor="rm",
     )
     # Legend under the board.
-    ly = by + board_px + pad // 2 + legend_h / 2
+    ly = by + board_py + pad // 2 + legend_h / 2
     lx = float(bx)
     fl = font("regular", 15)
     ms = legend_h * 0.75

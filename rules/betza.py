@@ -178,18 +178,27 @@ def select_directions(vectors: frozenset[Vector], letters: str) -> frozenset[Vec
 
 
 def lame_intermediates(v: Vector) -> tuple[Vector, ...]:
-    """Squares a lame (`n`) leap passes: the line for straight leaps, the orthogonal
-    neighbour for the Knight (the Xiangqi horse)."""
+    """Squares a lame (`n`) leap passes, as Fairy-Stockfish walks them: along the longer
+    side until the rest is diagonal, then diagonally. The line for straight and diagonal
+    leaps, the orthogonal neighbour for the Knight (the Xiangqi Horse), one step and a
+    diagonal for the Zebra (the Janggi Elephant: (0,1) then (1,2) towards (2,3))."""
     x, y = v
-    if x == 0 or y == 0 or abs(x) == abs(y):
-        n = max(abs(x), abs(y))
-        sx, sy = (x > 0) - (x < 0), (y > 0) - (y < 0)
-        return tuple((sx * k, sy * k) for k in range(1, n))
-    if sorted((abs(x), abs(y))) == [1, 2]:
-        if abs(y) == 2:
-            return ((0, y // 2),)
-        return ((x // 2, 0),)
-    raise ValueError(f"no lame path for {v}")
+    if x == 0 and y == 0:
+        raise ValueError(f"no lame path for {v}")
+    sx, sy = (x > 0) - (x < 0), (y > 0) - (y < 0)
+    out: list[Vector] = []
+    cx = cy = 0
+    while True:
+        diff = abs(x - cx) - abs(y - cy)
+        if diff > 0:
+            cx += sx
+        elif diff < 0:
+            cy += sy
+        else:
+            cx, cy = cx + sx, cy + sy
+        if (cx, cy) == (x, y):
+            return tuple(out)
+        out.append((cx, cy))
 
 
 def parse_betza(text: str, *, pawnlike: bool = False) -> tuple[Component, ...]:
@@ -316,13 +325,8 @@ def _build(
             continue
         kind = Kind.HOP if hop else Kind.RIDE if rider else Kind.LAME if lame else Kind.LEAP
         if kind is Kind.LAME:
-            try:
-                for v in vectors:
-                    lame_intermediates(v)
-            except ValueError:
-                raise err(
-                    "n", f"'n' (lame) is defined for straight and Knight leaps, not {label!r}"
-                ) from None
+            for v in vectors:
+                lame_intermediates(v)
         out.append(
             Component(
                 kind=kind,

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 
 from rules.errors import IllegalMoveError
-from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, NORMAL, Position
+from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, NORMAL, PASS, Position
 from rules.postext import castling_rights
 from rules.tables import MC
 from rules.variant import Variant
@@ -69,6 +69,8 @@ def format_uci(pos: Position, c: int, table: Mapping[str, str] | None = None) ->
     d = (c >> 8) & 0xFF
     if kind == DROP:
         return f"{_letter(table, pos, o).upper()}@{geo.name(d)}"
+    if kind == PASS:
+        return f"{geo.name(o)}{geo.name(o)}"  # the King's square twice (Janggi's pass)
     if kind not in (NORMAL, EP, CASTLE):
         raise ValueError(f"{pos.variant.name}: this kind of move has no UCI form")
     gate = (c >> MC.GATE_SHIFT) & MC.GATE_MASK

@@ -10,6 +10,7 @@ room to spare; `docs/variants.md` lists them for authors.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -113,6 +114,11 @@ def scan_text(text: str) -> Breach | None:
     return None
 
 
+DECIMAL_KEYS = ("rules.material-points.",)
+"""Where a number may have a decimal point (Janggi's 1.5 points for Black); whole numbers
+everywhere else."""
+
+
 def check_structure(data: dict[str, Any]) -> Breach | None:
     """Depth, size, string lengths and integer magnitudes of the parsed file, walked
     iteratively (a recursive walk could be made to overflow)."""
@@ -142,7 +148,10 @@ def check_structure(data: dict[str, Any]) -> Breach | None:
             if abs(value) > MAX_INTEGER:
                 return Breach(key, f"{value} is out of range (at most {MAX_INTEGER})")
         elif isinstance(value, float):
-            return Breach(key, "a number with a decimal point; whole numbers only")
+            if not key.startswith(DECIMAL_KEYS):
+                return Breach(key, "a number with a decimal point; whole numbers only")
+            if not math.isfinite(value) or abs(value) > MAX_INTEGER:
+                return Breach(key, f"{value} is out of range (at most {MAX_INTEGER})")
         else:
             return Breach(key, f"a {type(value).__name__}; expected text, a number or a table")
     return None

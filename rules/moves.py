@@ -17,6 +17,7 @@ class MoveKind(Enum):
     DROP = "drop"
     PLACEMENT = "placement"
     SWAP = "swap"
+    PASS = "pass"
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +25,7 @@ class Move:
     """One ply. `origin` is None for drops and placements, which name `piece` instead;
     `promotion` is the id of the piece a promoting move becomes (None: no promotion).
     For castling, `origin` and `target` are the King's squares; for a swap, the King's
-    and the Prince's."""
+    and the Prince's; a pass (Janggi) names the King's square as both."""
 
     kind: MoveKind
     origin: Square | None

@@ -31,6 +31,7 @@ from rules.position import (
     KIND_MASK,
     KIND_SHIFT,
     NORMAL,
+    PASS,
     PLACE,
     SWAP,
     Position,
@@ -56,6 +57,11 @@ _SHORT_RE = re.compile(
     rf"(?P<letters>[A-Z]{{1,2}})?(?P<file>[a-p])?(?P<rank>\d{{1,2}})?[-x:]?(?P<target>{_SQ})"
     rf"(?:=?(?P<promo>[A-Za-z]{{1,2}}))?(?P<gate>{_GATE})?"
 )
+_WXF_RE = re.compile(r"[A-Za-z1-9+\-]{2,3}[-+=.]\d")
+_JANGGI_RE = re.compile(
+    r"(?P<letters>[A-Z])?(?P<origin>\d\d)[-x:]?(?P<captured>[A-Z])?(?P<target>\d\d)"
+)
+_PASS_WORDS = frozenset({"pass", "0000", "@@@@", "한수쉼"})
 _LOWER_RE = re.compile(rf"[a-z]{{1,2}}(?={_SQ}[-x:]?{_SQ})")
 _MARKS_RE = re.compile(r"[+#!?]+$")
 _EP_RE = re.compile(r"\s*e\.\s*p\.?$", re.IGNORECASE)
@@ -121,7 +127,20 @@ def format_code(
     d = (c >> 8) & 0xFF
     if kind == PLACE:
         return f"{_drop_letters(lt, t.type_ids[o])}@{geo.name(d)}"
-    if kind == DROP:
+    if kind == PASS:
+        return "pass"
+    notation = pos.variant.notation
+    plain = (
+        kind == NORMAL
+        and c < MC.GATED
+        and not (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+        and o not in pos.gates[pos.side]
+    )
+    if notation == "wxf" and plain:
+        return wxf(pos, c, lt)  # Xiangqi's notation has no check marks (`+` moves forward)
+    if notation == "janggi" and plain:
+        text = janggi(pos, c, lt)
+    elif kind == DROP:
         text = f"{_drop_letters(lt, t.type_ids[o])}*{geo.name(d)}"
     elif kind == SWAP:
         king = lt.of(t.type_ids[pos.board[o] >> 1])
@@ -210,6 +229,145 @@ def coordinates(pos: Position, c: int) -> str:
     if promo:
         text += lt.of(t.type_ids[promo])
     return text + _hand_gate(pos, c, lt)
+
+
+# ------------------------------------------------------ Xiangqi's WXF and Janggi's numbers
+
+
+def _wxf_file(pos: Position, sq: int) -> str:
+    """A file as the mover counts it in WXF: from the mover's right, 1 to 9."""
+    geo = pos.t.geo
+    f = geo.file_of(sq)
+    return str(geo.files - f if pos.side == 0 else f + 1)
+
+
+def _same_file(pos: Position, piece: int, sq: int) -> tuple[int, int, int]:
+    """Pieces of this code on `sq`'s file: (how many, how many ahead of `sq` as its owner
+    advances, how many behind)."""
+    geo = pos.t.geo
+    f, r = geo.file_of(sq), geo.rank_of(sq)
+    ranks = [geo.rank_of(s) for s in pos.pieces[piece] if geo.file_of(s) == f]
+    higher = sum(1 for x in ranks if x > r)
+    lower = sum(1 for x in ranks if x < r)
+    ahead, behind = (higher, lower) if piece & 1 == 0 else (lower, higher)
+    return len(ranks), ahead, behind
+
+
+def _tandem_files(pos: Position, piece: int) -> int:
+    """Files holding two or more pieces of this code (WXF numbers such pieces)."""
+    geo = pos.t.geo
+    per_file: dict[int, int] = {}
+    for s in pos.pieces[piece]:
+        per_file[geo.file_of(s)] = per_file.get(geo.file_of(s), 0) + 1
+    return sum(1 for n in per_file.values() if n > 1)
+
+
+def _wxf_move(pos: Position, c: int) -> tuple[str, str]:
+    """The direction sign and the last number of a WXF move: `=` and the new file for a
+    sideways move, `+`/`-` and the ranks crossed along a file, else the new file."""
+    geo = pos.t.geo
+    o, d = c & 0xFF, (c >> 8) & 0xFF
+    ro, rd = geo.rank_of(o), geo.rank_of(d)
+    if ro == rd:
+        op = "="
+    else:
+        op = "+" if (rd > ro) == (pos.side == 0) else "-"
+    last = str(abs(rd - ro)) if geo.file_of(o) == geo.file_of(d) else _wxf_file(pos, d)
+    return op, last
+
+
+def wxf(pos: Position, c: int, letters: Letters | None = None) -> str:
+    """Xiangqi's WXF notation of a board move, as Fairy-Stockfish writes it: the piece's
+    letter and file (files counted from the mover's right), `+` forward, `-` back or `=`
+    sideways, then the ranks crossed along a file or the new file: `C2=5`, `H8+7`, `R9+1`.
+    Two of a kind on one file are told apart by `+` (front) and `-` (rear) for the file
+    (`R+=9`); three or more on a file, or pairs on two files, by their place from the front
+    instead of the letter (`15=4`: the foremost Soldier on file 5)."""
+    lt = _letters(pos, letters)
+    t = pos.t
+    geo = t.geo
+    o, d = c & 0xFF, (c >> 8) & 0xFF
+    piece = pos.board[o]
+    name = lt.of(t.type_ids[piece >> 1]) or "P"
+    count, ahead, _behind = _same_file(pos, piece, o)
+    multi = _tandem_files(pos, piece) >= 2
+    head = str(ahead + 1) if count >= (2 if multi else 3) else name
+    where = _wxf_file(pos, o)
+    if count == 2 and not multi:
+        # Front and rear, when the other piece could make the same move (else the file).
+        other = next(s for s in pos.pieces[piece] if s != o and geo.file_of(s) == geo.file_of(o))
+        dx = geo.file_of(d) - geo.file_of(o)
+        dy = geo.rank_of(d) - geo.rank_of(o)
+        moved = geo.offset(other, dx, dy)
+        region = t.mask[piece]
+        if moved is not None and (region is None or moved in region):
+            where = "-" if ahead else "+"
+    op, last = _wxf_move(pos, c)
+    return f"{head}{where}{op}{last}"
+
+
+def _wxf_spellings(pos: Position, c: int, lt: Letters) -> set[str]:
+    """Every WXF spelling read as the move `c`: Fairy-Stockfish's, the plain letter-and-file
+    form, the federation's tandem forms (`R+=9`, `+R=9`, `P3=4` for a middle Soldier, `++=4`
+    and `--=4` for the foremost and rearmost of four or five, `3+=4` for the front one of
+    file 3) and the place-from-the-front form (`15=4`)."""
+    t = pos.t
+    o = c & 0xFF
+    piece = pos.board[o]
+    names = {lt.of(t.type_ids[piece >> 1]) or "P"}
+    names |= _alias_letters(pos, lt).get(t.type_ids[piece >> 1], set())
+    count, ahead, behind = _same_file(pos, piece, o)
+    where = _wxf_file(pos, o)
+    op, last = _wxf_move(pos, c)
+    heads = {n + where for n in names}
+    if count >= 2:
+        heads.add(str(ahead + 1) + where)
+        front = {n + "+" for n in names} | {"+" + n for n in names}
+        rear = {n + "-" for n in names} | {"-" + n for n in names}
+        if count <= 3:
+            heads |= (front | {where + "+"} if ahead == 0 else set()) | (
+                rear | {where + "-"} if behind == 0 else set()
+            )
+        else:
+            heads |= {"++", where + "+"} if ahead == 0 else front if ahead == 1 else set()
+            heads |= {"--", where + "-"} if behind == 0 else rear if behind == 1 else set()
+    heads.add(wxf(pos, c, lt)[: -len(op + last)])
+    return {h + op + last for h in heads}
+
+
+def _alias_letters(pos: Position, lt: Letters) -> dict[str, set[str]]:
+    """Other letters players use for a piece: the initials of its other names (B for the
+    Elephant called Bishop, N for ...), each where no piece of the game has that letter and
+    no other piece claims it."""
+    claims: dict[str, set[str]] = {}
+    used = {lt.of(p.id) for p in pos.variant.pieces}
+    for p in pos.variant.pieces:
+        for alias in p.aliases:
+            initial = alias[:1].upper()
+            if initial.isalpha() and initial not in used:
+                claims.setdefault(initial, set()).add(p.id)
+    out: dict[str, set[str]] = {}
+    for initial, ids in claims.items():
+        if len(ids) == 1:
+            out.setdefault(next(iter(ids)), set()).add(initial)
+    return out
+
+
+def _janggi_square(pos: Position, sq: int) -> str:
+    """A square in the Korean notation: its row counted from the top (the tenth is 0),
+    then its file from the left: e1 is 05, e10 is 15 on the 9x10 board."""
+    geo = pos.t.geo
+    return f"{(geo.ranks - geo.rank_of(sq)) % 10}{geo.file_of(sq) + 1}"
+
+
+def janggi(pos: Position, c: int, letters: Letters | None = None) -> str:
+    """Janggi's notation of a board move, as Fairy-Stockfish writes it: the piece's letter,
+    its square and its destination in numbers, `x` for a capture (`H02-83`, `C82x12`)."""
+    lt = _letters(pos, letters)
+    o, d = c & 0xFF, (c >> 8) & 0xFF
+    name = lt.of(pos.t.type_ids[pos.board[o] >> 1]) or "P"
+    sep = "x" if pos.board[d] else "-"
+    return f"{name}{_janggi_square(pos, o)}{sep}{_janggi_square(pos, d)}"
 
 
 def format_short(
@@ -416,6 +574,13 @@ def _parse_body(pos: Position, raw: str, body: str, lt: Letters) -> int:
                 "piece, like FA@c1",
             )
         return _parse_placement(pos, raw, m.group("letters"), m.group("target"), lt)
+    if body.lower() in _PASS_WORDS:
+        return _parse_pass(pos, raw)
+    notation = pos.variant.notation
+    if notation == "wxf" and _WXF_RE.fullmatch(body):
+        return _parse_wxf(pos, raw, body, lt)
+    if notation == "janggi" and (m := _JANGGI_RE.fullmatch(body)):
+        return _parse_janggi(pos, raw, m, lt)
     if m := _CASTLE_RE.fullmatch(body):
         return _parse_castling(pos, raw, m, lt)
     if m := _DROP_RE.fullmatch(body):
@@ -449,6 +614,73 @@ def _parse_body(pos: Position, raw: str, body: str, lt: Letters) -> int:
         raw,
         "expected a move like e2-e4, Ng1-f3, Nf3, e4, exd5, e8Q or O-O",
     )
+
+
+def _parse_pass(pos: Position, raw: str) -> int:
+    """`pass` (also `0000`, `@@@@`, and the King's square twice, `e2e2`, read elsewhere)."""
+    if not pos.variant.passing:
+        raise IllegalMoveError(raw, f"there is no passing in {pos.variant.name}")
+    for c in pos.legal_codes():
+        if (c >> KIND_SHIFT) & KIND_MASK == PASS:
+            return c
+    if pos.kings[pos.side] >= 0 and pos.is_check():
+        raise IllegalMoveError(raw, "you cannot pass while your General is in check")
+    raise IllegalMoveError(raw, "you cannot pass now")
+
+
+def _parse_wxf(pos: Position, raw: str, body: str, lt: Letters) -> int:
+    """A move in WXF notation (`C2=5`, `C2.5`, `R+=9`, `+R=9`, `15=4`, `c2=5`): the one
+    legal move that reads so, else a refusal naming the moves that piece has."""
+    text = body.upper().replace(".", "=")
+    codes = [c for c in pos.legal_codes() if (c >> KIND_SHIFT) & KIND_MASK == NORMAL]
+    found = [c for c in codes if text in _wxf_spellings(pos, c, lt)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        shown = tuple(wxf(pos, c, lt) for c in found)
+        choice = ", ".join(shown[:-1]) + f" or {shown[-1]}"
+        raise AmbiguousMoveError(raw, f"several moves read so; which one: {choice}?", shown)
+    letter = text[0] if text[0].isalpha() else text[1] if text[1].isalpha() else ""
+    pid = lt.find(letter) if letter else None
+    if pid is None and letter:
+        for piece_id, initials in _alias_letters(pos, lt).items():
+            if letter in initials:
+                pid = piece_id
+    hint = (
+        "WXF: the piece's letter, its file counted from your right, + forward, - back or = "
+        "sideways, then the ranks crossed along the file or the new file (C2=5, H8+7, R1+1)"
+    )
+    if pid is None:
+        raise IllegalMoveError(raw, f"no move reads {text}. {hint}")
+    name = pos.variant.piece(pid).name
+    theirs = [wxf(pos, c, lt) for c in codes if pos.t.type_ids[pos.board[c & 0xFF] >> 1] == pid]
+    if not theirs:
+        raise IllegalMoveError(raw, f"no {name} of yours can move")
+    listed = ", ".join(theirs[:12]) + (" ..." if len(theirs) > 12 else "")
+    raise IllegalMoveError(raw, f"no {name} move reads {text}; the {name}s can play {listed}")
+
+
+def _parse_janggi(pos: Position, raw: str, m: re.Match[str], lt: Letters) -> int:
+    """Janggi's numbered squares (`H02-83`, `C82x12`, `E44xP72`): row from the top (the
+    tenth is 0), then file from the left."""
+    geo = pos.t.geo
+    squares = []
+    for group in ("origin", "target"):
+        row, file = int(m.group(group)[0]), int(m.group(group)[1])
+        rank = (geo.ranks - row) % 10
+        if not 1 <= file <= geo.files or rank >= geo.ranks:
+            raise InvalidMoveError(
+                raw,
+                f"{m.group(group)} is not a square: Janggi numbers the rows from the top "
+                f"(1 to 9, then 0) and the files from the left (1 to {geo.files})",
+            )
+        squares.append(geo.index(file - 1, rank))
+    captured = m.group("captured")
+    if captured and pos.board[squares[1]]:
+        victim = lt.of(pos.t.type_ids[pos.board[squares[1]] >> 1]) or "P"
+        if victim != captured:
+            raise IllegalMoveError(raw, f"the piece on {m.group('target')} is {victim}")
+    return _parse_board(pos, raw, m.group("letters"), squares[0], squares[1], None, None, lt)
 
 
 def _piece_of_letters(pos: Position, raw: str, letters: str | None, lt: Letters) -> str:

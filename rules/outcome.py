@@ -19,6 +19,10 @@ class Termination(Enum):
     MATE_DRAW = "drawn mate"
     GOAL = "goal zone"
     REPETITION = "repetition"
+    PERPETUAL_CHECK = "perpetual check"
+    MOVE_REPETITION = "repeated move"
+    BIKJANG = "bikjang"
+    PASSES = "both passed"
     MOVE_RULE = "move rule"
     COUNTING = "counting"
     INSUFFICIENT_MATERIAL = "insufficient material"
@@ -40,6 +44,10 @@ BY_RULE = frozenset(
         Termination.MATE_DRAW,
         Termination.GOAL,
         Termination.REPETITION,
+        Termination.PERPETUAL_CHECK,
+        Termination.MOVE_REPETITION,
+        Termination.BIKJANG,
+        Termination.PASSES,
         Termination.MOVE_RULE,
         Termination.COUNTING,
         Termination.INSUFFICIENT_MATERIAL,
@@ -50,7 +58,8 @@ BY_RULE = frozenset(
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """`winner` is 0 (White), 1 (Black) or None for a draw. `detail` carries the N of the
-    N-move rule."""
+    N-move rule. A winner of a repetition, the move rule, bikjang, both passing or a
+    stalemate won it on material points (Janggi)."""
 
     termination: Termination
     winner: int | None
@@ -66,6 +75,8 @@ class Outcome:
                 return f"{w} wins by checkmate"
             case Termination.ROYAL_CAPTURE:
                 return f"{w} wins by capturing the royal piece"
+            case Termination.STALEMATE if self.winner is not None:
+                return f"{w} wins on points after stalemate"
             case Termination.STALEMATE:
                 return "draw by stalemate"
             case Termination.STALEMATE_POINTS:
@@ -82,8 +93,24 @@ class Outcome:
                 return f"{w} wins: {loser}'s checkmate was given by a forbidden piece"
             case Termination.GOAL:
                 return f"{w} wins by reaching the goal"
+            case Termination.REPETITION if self.winner is not None:
+                return f"{w} wins on points after repetition"
             case Termination.REPETITION:
                 return "draw by repetition"
+            case Termination.PERPETUAL_CHECK:
+                return f"{w} wins: {loser} gave perpetual check"
+            case Termination.MOVE_REPETITION:
+                return f"{w} wins: {loser} repeated a move"
+            case Termination.BIKJANG if self.winner is not None:
+                return f"{w} wins on points after bikjang"
+            case Termination.BIKJANG:
+                return "draw by bikjang"
+            case Termination.PASSES if self.winner is not None:
+                return f"{w} wins on points after both sides passed"
+            case Termination.PASSES:
+                return "draw: both sides passed"
+            case Termination.MOVE_RULE if self.winner is not None:
+                return f"{w} wins on points after the {self.detail}-move rule"
             case Termination.MOVE_RULE:
                 return f"draw by the {self.detail}-move rule"
             case Termination.COUNTING:
@@ -129,12 +156,29 @@ class Outcome:
                 f"{name} wins by reaching the goal": Termination.GOAL,
                 f"{name} wins by resignation": Termination.RESIGNATION,
                 f"{name} wins on time": Termination.TIME,
+                f"{name} wins: {COLOR_NAMES[winner ^ 1]} gave perpetual check": (
+                    Termination.PERPETUAL_CHECK
+                ),
+                f"{name} wins: {COLOR_NAMES[winner ^ 1]} repeated a move": (
+                    Termination.MOVE_REPETITION
+                ),
+                f"{name} wins on points after stalemate": Termination.STALEMATE,
+                f"{name} wins on points after repetition": Termination.REPETITION,
+                f"{name} wins on points after bikjang": Termination.BIKJANG,
+                f"{name} wins on points after both sides passed": Termination.PASSES,
             }
             if t in simple:
                 return cls(simple[t], winner)
+            prefix = f"{name} wins on points after the "
+            if t.startswith(prefix) and t.endswith("-move rule"):
+                n = t.removeprefix(prefix).removesuffix("-move rule")
+                if n.isascii() and n.isdigit():
+                    return cls(Termination.MOVE_RULE, winner, int(n))
         draws = {
             "draw by stalemate": Termination.STALEMATE,
             "draw by repetition": Termination.REPETITION,
+            "draw by bikjang": Termination.BIKJANG,
+            "draw: both sides passed": Termination.PASSES,
             "draw by insufficient material": Termination.INSUFFICIENT_MATERIAL,
             "draw by the counting rule": Termination.COUNTING,
             "draw by baring the king": Termination.BARE_KING,

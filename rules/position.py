@@ -15,10 +15,20 @@ from typing import ClassVar, NamedTuple
 from rules.errors import RulesError
 from rules.moves import Move, MoveKind
 from rules.outcome import Outcome, Termination
-from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE, Tables, tables_of
+from rules.tables import (
+    CAPTURE,
+    COND_INITIAL,
+    COND_ONCE,
+    MC,
+    MOVE,
+    SquareMoves,
+    Tables,
+    tables_of,
+)
 from rules.variant import MateRule, Variant, load_variant
 
 NORMAL, EP, CASTLE, DROP, PLACE, SWAP = MC.NORMAL, MC.EP, MC.CASTLE, MC.DROP, MC.PLACE, MC.SWAP
+PASS = MC.PASS
 KIND_SHIFT, KIND_MASK = MC.KIND_SHIFT, MC.KIND_MASK
 PROMO_SHIFT, PROMO_MASK = MC.PROMO_SHIFT, MC.PROMO_MASK
 F_PAWN, F_DOUBLE, F_ONCE = MC.PAWN, MC.DOUBLE, MC.ONCE
@@ -32,6 +42,7 @@ _KINDS = {
     DROP: MoveKind.DROP,
     PLACE: MoveKind.PLACEMENT,
     SWAP: MoveKind.SWAP,
+    PASS: MoveKind.PASS,
 }
 
 
@@ -89,9 +100,11 @@ class Position:
     """A position of one variant. Create it with `start()` or `rules.postext.parse()`."""
 
     __slots__ = (
+        "_checks",
         "_keys",
         "_legal",
         "_stack",
+        "_trail",
         "board",
         "ep",
         "ep_victim",
@@ -144,6 +157,10 @@ class Position:
         # The legal moves of this position once listed: playing a move, formatting it and
         # asking for the outcome list them once, not once each. Cleared by every change.
         self._legal: tuple[int, ...] | None = None
+        # With a perpetual-check or move-repetition rule, per key: whether the side to move
+        # was in check, and the move that led there with whether it captured (0 at the root).
+        self._checks: list[bool] = []
+        self._trail: list[tuple[int, bool]] = []
 
     # ------------------------------------------------------------------ construction
 
@@ -206,6 +223,9 @@ class Position:
         self._legal = None
         self._stack.clear()
         self._keys = [self._key()]
+        if self.variant.perpetual_check != "draw" or self.variant.move_repetition != "allowed":
+            self._checks = [self.is_check()]
+            self._trail = [(0, False)]
 
     def copy(self) -> Position:
         """An independent copy with the same history of repetition keys (no undo stack)."""
@@ -228,6 +248,8 @@ class Position:
         other.tally = self.tally
         other.hash = self.hash
         other._keys = self._keys[:]
+        other._checks = self._checks[:]
+        other._trail = self._trail[:]
         return other
 
     def planning_copy(self, side: int) -> Position:
@@ -301,7 +323,11 @@ class Position:
                         found = t.special_map(code, o)
                         special_at = t.special_at
                     conds = found.get(target)
-                    if conds and self._conditions_hold(conds, o, by):
+                    if (
+                        conds
+                        and self._conditions_hold(conds, o, by)
+                        and board[target] not in t.no_capture[code]
+                    ):
                         return True
         return False
 
@@ -314,8 +340,9 @@ class Position:
                 continue
             if kind == 3 and not self.virgin[o]:
                 continue
-            if kind == 4:
-                if sum(1 for s in alts[0] if board[s]) == 1:
+            if kind >= 4:
+                screens = [s for s in alts[0] if board[s]]
+                if len(screens) == 1 and (kind == 4 or board[screens[0]] not in alts[1]):
                     return True
                 continue
             for alt in alts:
@@ -334,13 +361,17 @@ class Position:
 
     # ------------------------------------------------------------------ generation
 
-    def _piece_codes(self, code: int, o: int, out: list[int]) -> None:
-        """Pseudo-legal board moves of the piece `code` on `o`, appended to `out`."""
+    def _piece_codes(
+        self, code: int, o: int, out: list[int], sm: SquareMoves | None = None
+    ) -> None:
+        """Pseudo-legal board moves of the piece `code` on `o` (by the table `sm`, its own
+        by default), appended to `out`."""
         board = self.board
         side = code & 1
-        sm = self.t.moves[code][o]
         if sm is None:
-            sm = self.t.square_moves(code, o)
+            sm = self.t.moves[code][o]
+            if sm is None:
+                sm = self.t.square_moves(code, o)
         append = out.append
         for d, c, mode in sm.leaps:
             p = board[d]
@@ -470,6 +501,7 @@ class Position:
         pieces = self.pieces
         dedupe = t.dedupe
         promo_from = t.promo_from
+        restricted = t.restricted
         for code in t.side_codes[side]:
             squares = pieces[code]
             if not squares:
@@ -477,7 +509,10 @@ class Position:
             near = promo_from[code]
             for o in squares:
                 start = len(out)
-                self._piece_codes(code, o, out)
+                if restricted[code]:
+                    self._restricted_codes(code, o, out)
+                else:
+                    self._piece_codes(code, o, out)
                 if dedupe[code] and len(out) > start:
                     out[start:] = _merged(out[start:])
                 if near is not None and near[o]:  # read after _piece_codes compiled it
@@ -488,7 +523,57 @@ class Position:
             self._castling_codes(out)
         if t.variant.captures_to_hand:
             self._drop_codes(out)
+        if t.variant.passing and self.kings[side] >= 0:
+            king = self.kings[side]
+            out.append(king | king << 8 | PASS << KIND_SHIFT)
         return out
+
+    def _restricted_codes(self, code: int, o: int, out: list[int]) -> None:
+        """`_piece_codes` for a piece that may not capture some pieces or hop over them
+        (the Janggi Cannon): its moves generated first, then those refused taken out."""
+        t = self.t
+        board = self.board
+        banned = t.no_capture[code]
+        screens = t.no_screen[code]
+        start = len(out)
+        self._piece_codes(code, o, out)
+        if not screens:
+            out[start:] = [c for c in out[start:] if board[(c >> 8) & 0xFF] not in banned]
+            return
+        sm = t.moves[code][o] or t.square_moves(code, o)
+        hop_rays = [pairs for pairs, _mode in sm.hops]
+        hop_rays += [pairs for pairs, _m, _mf, _cf, hop in sm.masked if hop]
+        # A destination reached over a refused screen: the move exists only if another
+        # component reaches it too, which a second generation without those hops tells.
+        bad: set[int] = set()
+        for pairs in hop_rays:
+            screen = 0
+            for d, c in pairs:
+                p = board[d]
+                if not screen:
+                    if p:
+                        screen = p
+                    continue
+                if screen in screens and c:
+                    bad.add(c)
+                if p:
+                    break
+        if bad:
+            plain = self._codes_without_hops(code, o)
+            bad -= plain
+        out[start:] = [
+            c for c in out[start:] if c not in bad and board[(c >> 8) & 0xFF] not in banned
+        ]
+
+    def _codes_without_hops(self, code: int, o: int) -> set[int]:
+        """The piece's moves from `o` by its components other than hops."""
+        t = self.t
+        sm = t.moves[code][o] or t.square_moves(code, o)
+        masked = tuple(m for m in sm.masked if not m[4])
+        stripped = SquareMoves(sm.leaps, sm.slides, sm.rays, (), sm.lames, sm.cond, masked)
+        out: list[int] = []
+        self._piece_codes(code, o, out, stripped)
+        return set(out)
 
     def _gating_codes(self, out: list[int]) -> None:
         """S-Chess: a piece leaving its first-row square for the first time may bring in a
@@ -616,6 +701,25 @@ class Position:
         t = self.t
         in_check = self.attacked(king, enemy)
         out = []
+        facing = False  # a move must not leave the royal pieces facing (flying general)
+        between: list[int] | None = None
+        if t.facing:
+            between = self._between(king, self.kings[enemy])
+            bikjang = (
+                t.variant.bikjang
+                and between is not None
+                and not any(self.board[s] for s in between)
+            )
+            facing = t.variant.flying_general or bikjang
+            if t.variant.passing:
+                # Passing: never out of check, but always from bikjang (Fairy-Stockfish).
+                pass_code = pseudo.pop()
+                if bikjang or not in_check:
+                    out.append(pass_code)
+        elif t.variant.passing:
+            pass_code = pseudo.pop()
+            if not in_check:
+                out.append(pass_code)
         if in_check:
             parries = self._parry_squares(king, enemy)
             gates = self.gates[side]
@@ -633,11 +737,18 @@ class Position:
                 if kind == NORMAL and c < GATED and (c & 0xFF) not in self.gates[side]:
                     o = c & 0xFF
                     if o == king:
-                        if self.safe_square(king, (c >> 8) & 0xFF):
+                        d = (c >> 8) & 0xFF
+                        if self.safe_square(king, d) and not (facing and self._faces(d, king)):
                             out.append(c)
-                    elif self._safe_moving(o, (c >> 8) & 0xFF, king, enemy):
+                    elif self._safe_moving(o, (c >> 8) & 0xFF, king, enemy, facing):
                         out.append(c)
-                elif self._safe_after(c):
+                elif self._safe_after(c, facing):
+                    out.append(c)
+        elif facing and between is not None and not any(self.board[s] for s in between):
+            # Bikjang: every move but the pass must part the royal pieces.
+            for c in pseudo:
+                castle = (c >> KIND_SHIFT) & KIND_MASK == CASTLE
+                if (not castle or self._castling_ok(c)) and self._safe_after(c, True):
                     out.append(c)
         else:
             risky = self._pinned(king, enemy)
@@ -646,11 +757,14 @@ class Position:
             hop_lines = (
                 self._hop_lines(king, enemy) if t.has_hoppers or t.forward_hoppers[enemy] else None
             )
+            if facing and between is not None:
+                risky.update(between)  # a piece leaving the line may open it
             for c in pseudo:
                 if not (c >> KIND_SHIFT) & KIND_MASK:
                     o = c & 0xFF
                     if o == king:
-                        if self.safe_square(king, (c >> 8) & 0xFF):
+                        d = (c >> 8) & 0xFF
+                        if self.safe_square(king, d) and not (facing and self._faces(d, king)):
                             out.append(c)
                         continue
                     d = (c >> 8) & 0xFF
@@ -661,13 +775,13 @@ class Position:
                             out.append(c)
                     elif (
                         o not in risky and not (hop_lines and (o in hop_lines or d in hop_lines))
-                    ) or self._safe_moving(o, d, king, enemy):
+                    ) or self._safe_moving(o, d, king, enemy, facing):
                         out.append(c)
                     continue
                 if (c >> KIND_SHIFT) & KIND_MASK == CASTLE:
                     if self._castling_ok(c) and self._castled_safe(c):
                         out.append(c)
-                elif self._safe_after(c):
+                elif self._safe_after(c, facing):
                     out.append(c)
             if t.initial_leap[self.board[king]] and self.virgin[king]:
                 self._initial_leap_codes(king, out)
@@ -755,7 +869,7 @@ class Position:
         for code in t.forward_hoppers[enemy]:
             for o in self.pieces[code]:
                 for kind, alts in t.special_map(code, o).get(king, ()):
-                    if kind == 4:
+                    if kind >= 4:
                         out.update(alts[0])
         return out
 
@@ -819,11 +933,12 @@ class Position:
             board[king] = kcode
             pieces[kcode].add(king)
 
-    def _safe_moving(self, o: int, d: int, king: int, enemy: int) -> bool:
+    def _safe_moving(self, o: int, d: int, king: int, enemy: int, facing: bool = False) -> bool:
         """The King on `king` is safe once the piece on `o` (not the King) has moved to `d`:
         `_safe_after` for a plain board move without the whole make and unmake. Only the
         board's blockers and the enemy's pieces count for attacks; a promotion, a hand or a
-        once-per-game right changes neither, and gating moves are made in full."""
+        once-per-game right changes neither, and gating moves are made in full. With `facing`,
+        the royal pieces must not face each other either (the flying general)."""
         board = self.board
         piece = board[o]
         cap = board[d]
@@ -832,7 +947,7 @@ class Position:
         if cap:
             self.pieces[cap].discard(d)
         try:
-            return not self.attacked(king, enemy)
+            return not self.attacked(king, enemy) and not (facing and self.kings_facing())
         finally:
             board[d] = cap
             board[o] = piece
@@ -887,13 +1002,43 @@ class Position:
                 out.append(c)
         return out
 
-    def _safe_after(self, c: int) -> bool:
+    def _safe_after(self, c: int, facing: bool = False) -> bool:
+        """The mover's royal piece is not attacked after `c` (nor, with `facing`, on an open
+        line with the other royal piece)."""
         side = self.side
         self.push_code(c, keep_key=False)
         king = self.kings[side]
         ok = king >= 0 and not self.attacked(king, side ^ 1)
+        if ok and facing:
+            ok = not self.kings_facing()
         self.pop_code()
         return ok
+
+    def _between(self, a: int, b: int) -> list[int] | None:
+        """The squares strictly between `a` and `b` when they share a rank or a file, else
+        None (also when either is missing)."""
+        if a < 0 or b < 0 or a == b:
+            return None
+        files = self.t.geo.files
+        if a % files == b % files:
+            step = files if b > a else -files
+        elif a // files == b // files:
+            step = 1 if b > a else -1
+        else:
+            return None
+        return list(range(a + step, b, step))
+
+    def kings_facing(self) -> bool:
+        """The two royal pieces on one rank or file with nothing between them (Xiangqi's
+        flying general, Janggi's bikjang)."""
+        between = self._between(self.kings[0], self.kings[1])
+        return between is not None and not any(self.board[s] for s in between)
+
+    def _faces(self, x: int, origin: int) -> bool:
+        """Whether the side to move's royal piece, moved from `origin` to `x`, would face the
+        other one."""
+        between = self._between(x, self.kings[self.side ^ 1])
+        return between is not None and not any(self.board[s] and s != origin for s in between)
 
     # ------------------------------------------------------------------ make / unmake
 
@@ -1082,6 +1227,9 @@ class Position:
         self.hash = h
         if keep_key:
             self._keys.append(self._key())
+            if self._checks:
+                self._checks.append(self.is_check())
+                self._trail.append((c, kind == EP or (kind == NORMAL and bool(changes[1][1]))))
 
     def _rights_key(self) -> int:
         """Hash of the castling rights: each King-Rook pair whose two pieces never moved."""
@@ -1204,6 +1352,9 @@ class Position:
         self.ply -= 1
         if u.keyed:
             self._keys.pop()
+            if self._checks:
+                self._checks.pop()
+                self._trail.pop()
         return u.code
 
     def push_null(self) -> None:
@@ -1310,10 +1461,19 @@ class Position:
                 return Outcome(Termination.STALEMATE_POINTS, winner=side ^ 1)
             if v.stalemate == "loss":
                 return Outcome(Termination.STALEMATE_WIN, winner=side ^ 1)
-            return Outcome(Termination.STALEMATE, winner=None)
+            return Outcome(Termination.STALEMATE, winner=self.points_winner())
+        move_rule = bool(v.move_rule) and self.halfmove >= 2 * v.move_rule
+        if move_rule and (v.points is not None or v.perpetual_check != "draw"):
+            # Fairy-Stockfish looks at the move rule first; it matters where a repetition
+            # may be lost.
+            return Outcome(Termination.MOVE_RULE, self.points_winner(), detail=v.move_rule)
+        if v.move_repetition == "loss" and len(self._trail) == len(self._keys):
+            repeater = self._move_repeater()
+            if repeater is not None:
+                return Outcome(Termination.MOVE_REPETITION, winner=repeater ^ 1)
         if self.repetitions() >= v.repetition:
-            return Outcome(Termination.REPETITION, winner=None)
-        if v.move_rule and self.halfmove >= 2 * v.move_rule:
+            return self._repetition_outcome()
+        if move_rule:
             return Outcome(Termination.MOVE_RULE, winner=None, detail=v.move_rule)
         limit, since = self.tally
         if limit and self.ply - since > limit:
@@ -1335,6 +1495,10 @@ class Position:
             reached = self._zone_reached()
             if reached is not None:
                 return Outcome(Termination.GOAL, winner=reached)
+        if (v.passing or v.bikjang) and self._stack:
+            ended = self._passed_out()
+            if ended is not None:
+                return ended
         if v.bare_king:
             return self._bare_king()
         if v.bare_king_draw and self._bared():
@@ -1468,6 +1632,100 @@ class Position:
                 start = 0 if asean or self._army(other) > 1 else 2 * (self._army(0) + self._army(1))
                 limit, since = 2 * moves, ply - start
         return limit, since
+
+    def _passed_out(self) -> Outcome | None:
+        """Janggi: the last move was a pass that left the royal pieces facing (bikjang), or
+        the second pass in a row; the game is over (no move follows, as in Fairy-Stockfish)."""
+        stack = self._stack
+        if not stack or (stack[-1].code >> KIND_SHIFT) & KIND_MASK != PASS:
+            return None
+        if self.variant.bikjang and self.kings_facing():
+            return Outcome(Termination.BIKJANG, self.points_winner())
+        if len(stack) > 1 and (stack[-2].code >> KIND_SHIFT) & KIND_MASK == PASS:
+            return Outcome(Termination.PASSES, self.points_winner())
+        return None
+
+    def points_winner(self) -> int | None:
+        """Who leads on material points, Black's bonus counted (Janggi); None when the
+        variant counts no points or they tie."""
+        points = self.variant.points
+        if points is None:
+            return None
+        t = self.t
+        score = -points.black_bonus
+        for pid, value in points.values:
+            score += value * (len(self.pieces[t.code(pid, 0)]) - len(self.pieces[t.code(pid, 1)]))
+        return 0 if score > 0 else 1 if score < 0 else None
+
+    def _move_repeater(self) -> int | None:
+        """Kakao Janggi's rule as Fairy-Stockfish applies it: the side that just moved made
+        the same move a third time, going back and forth (or passing in between) with a
+        piece that can reach the other palace, never in check meanwhile: it loses."""
+        trail, checks = self._trail, self._checks
+        n = len(trail) - 1  # plies known; P_k is the position k plies back
+        end = min(self.halfmove, n)
+
+        def move(k: int) -> int:
+            return trail[n - k][0]
+
+        def check(k: int) -> bool:
+            return checks[n - k]
+
+        def reverse(c: int) -> int:
+            return (c >> 8) & 0xFF | (c & 0xFF) << 8
+
+        def plain(c: int) -> int:
+            return c & 0xFFFF if (c >> KIND_SHIFT) & KIND_MASK == NORMAL else -1
+
+        if end < 4:
+            return None
+        m0 = move(0)
+        if (m0 >> KIND_SHIFT) & KIND_MASK != NORMAL or check(1) or check(3):
+            return None
+        t = self.t
+        mover = self.board[(m0 >> 8) & 0xFF]
+        region = t.mask[mover]
+        palace = t.mask[self.board[self.kings[self.side]]] if self.kings[self.side] >= 0 else None
+        if region is not None and palace is not None and not region & palace:
+            return None
+        m2 = move(2)
+        if plain(m2) == reverse(m0 & 0xFFFF):
+            state = 2
+        elif (m2 >> KIND_SHIFT) & KIND_MASK == PASS:
+            state = 1
+        else:
+            return None
+        for i in range(4, end + 1, 2):
+            if i + 1 <= end and check(i + 1):
+                return None
+            if state < 4:
+                ref = m0 if state == 1 else move(i - 2)
+                if plain(move(i)) != reverse(ref & 0xFFFF):
+                    return None
+                state += 1
+            else:
+                if not trail[n - i][1] and move(i - 2) & 0xFF == (move(i) >> 8) & 0xFF:
+                    return self.side ^ 1
+                return None
+        return None
+
+    def _repetition_outcome(self) -> Outcome:
+        """The repetition just completed: lost by a side that gave check on every one of its
+        moves since the first of the repeated positions (both: a draw), else a draw or a
+        win on points."""
+        v = self.variant
+        keys = self._keys
+        if v.perpetual_check != "draw" and len(self._checks) == len(keys):
+            last = len(keys) - 1
+            start = [i for i, k in enumerate(keys) if k == keys[-1]][-v.repetition]
+            checks = self._checks
+            # `them`: the side that just moved checked at each of our turns; `us` likewise.
+            them = all(checks[i] for i in range(start, last + 1, 2))
+            us = all(checks[i] for i in range(start + 1, last, 2))
+            if them != us:
+                loser = self.side ^ 1 if them else self.side
+                return Outcome(Termination.PERPETUAL_CHECK, winner=loser ^ 1)
+        return Outcome(Termination.REPETITION, winner=self.points_winner())
 
     def _zone_reached(self) -> int | None:
         """The side whose goal piece stands in its goal zone (the side that just moved is

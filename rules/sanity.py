@@ -20,6 +20,7 @@ from rules.outcome import Outcome
 from rules.perft import perft
 from rules.position import Position
 from rules.postext import format_position, parse_position
+from rules.tables import Tables
 from rules.variant import Variant, in_file
 
 PLAYOUTS = 4
@@ -39,6 +40,12 @@ class _CountingPosition(Position):
     __slots__ = ("budget", "work")
     budget: int
     work: int
+
+    def __init__(self, variant: Variant, tables: Tables) -> None:
+        # Counting starts with the position: its first repetition key may test for check.
+        self.work = 0
+        self.budget = limits.MAX_SANITY_WORK
+        super().__init__(variant, tables)
 
     def count(self, n: int) -> None:
         self.work += n

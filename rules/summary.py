@@ -152,6 +152,42 @@ def _counting(v: Variant) -> str:
     )
 
 
+def _asian_rules(v: Variant) -> list[str]:
+    """The lines of Xiangqi's and Janggi's rules: facing Generals, passing, bikjang,
+    points, perpetual check, repeated moves."""
+    lines = []
+    ended = "on points" if v.points is not None else "in a draw"
+    if v.flying_general:
+        lines.append(
+            "The royal pieces may never face each other on an open file or rank: no move may "
+            "leave them so."
+        )
+    if v.passing:
+        lines.append(
+            f"A player not in check may pass (pass); two passes in a row end the game {ended}."
+        )
+    if v.bikjang:
+        lines.append(
+            "Bikjang: when the royal pieces face each other on an open line, the player to "
+            f"move must part them or pass, and that pass ends the game {ended}."
+        )
+    if v.points is not None:
+        values = ", ".join(f"{v.piece(pid).name} {value:g}" for pid, value in v.points.values)
+        bonus = f"; Black gets {v.points.black_bonus:g} more" if v.points.black_bonus else ""
+        lines.append(f"Points: {values}{bonus}.")
+    if v.perpetual_check == "loss":
+        lines.append(
+            "A repetition in which one side gave check on every one of its moves is lost by "
+            "that side."
+        )
+    if v.move_repetition == "loss":
+        lines.append(
+            "Playing the same move a third time by going back and forth, with a piece that "
+            "can reach the other palace, loses."
+        )
+    return lines
+
+
 def rules_summary(v: Variant) -> tuple[str, ...]:
     """Short rule lines generated from the variant's data."""
     lines = []
@@ -182,7 +218,14 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
     else:
         lines.append("Stalemate is a draw.")
     rule = f"the {v.move_rule}-move rule" if v.move_rule else "no move-count rule"
-    lines.append(f"Threefold repetition is a draw; {rule}. Draws by rule are automatic.")
+    fold = {2: "Twofold", 3: "Threefold", 4: "Fourfold"}.get(v.repetition, f"{v.repetition}-fold")
+    if v.points is None:
+        lines.append(f"{fold} repetition is a draw; {rule}. Draws by rule are automatic.")
+    else:
+        lines.append(
+            f"{fold} repetition and {rule} are decided on points, and so is any draw by rule."
+        )
+    lines.extend(_asian_rules(v))
     if v.counting is not None:
         lines.append(_counting(v))
     if v.insufficient_material and not v.captures_to_hand:
@@ -219,6 +262,10 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         for rm in p.region_moves:
             moves = " ".join(c.source for c in rm.components if c.source) or "more moves"
             lines.append(f"{p.name}: in the {_region(v, rm.region)} it also moves {moves}.")
+        for refs, verb in ((p.cannot_capture, "captures"), (p.cannot_hop_over, "jumps over")):
+            if refs:
+                names = " or ".join(_with_article(v.piece(r).name) for r in refs)
+                lines.append(f"{p.name}: never {verb} {names}.")
         if p.initial_leap:
             lines.append(f"{p.name}: on its first move it may leap two squares (Metamachy rule).")
         if p.once_per_game:

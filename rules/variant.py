@@ -56,7 +56,10 @@ TOP_KEYS = {
     "decisions",
     "regions",
     "fairy-stockfish",
+    "notation",
+    "display",
 }
+NOTATIONS = ("algebraic", "wxf", "janggi")
 CATALOGUE_KEYS = {"name", "aliases", "royal", *MOVEMENT_KEYS}
 PIECE_KEYS = {
     *CATALOGUE_KEYS,
@@ -71,6 +74,8 @@ PIECE_KEYS = {
     "no-drop-rows",
     "region",
     "region-moves",
+    "cannot-capture",
+    "cannot-hop-over",
 }
 PROMOTION_KEYS = {"to", "compulsory-rows", "optional-rows", "limit", "pawn-moves-only"}
 RULES_KEYS = {
@@ -87,6 +92,12 @@ RULES_KEYS = {
     "goal-zone",
     "counting",
     "mate",
+    "flying-general",
+    "pass",
+    "bikjang",
+    "material-points",
+    "perpetual-check",
+    "move-repetition",
 }
 STALEMATES = ("draw", "win-on-points", "loss")
 RESERVE_STYLES = ("placed", "in-hand")
@@ -136,6 +147,10 @@ class PieceType:
     region: str | None = None
     """The piece never leaves this region: it moves, captures and is dropped only there."""
     region_moves: tuple[RegionMoves, ...] = ()
+    cannot_capture: tuple[str, ...] = ()
+    """Pieces it may not capture (the Janggi Cannon never takes a Cannon)."""
+    cannot_hop_over: tuple[str, ...] = ()
+    """Pieces it may not use as a screen when hopping (nor the Janggi Cannon a Cannon)."""
 
     @property
     def is_pawn(self) -> bool:
@@ -223,6 +238,28 @@ class Counting:
     """The pieces' honour limit when no line matches (0: no count)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Display:
+    """How the board is drawn, for the pictures (no effect on the rules): pieces on the
+    intersections of lines, a river above a rank, regions drawn as palaces (outline and
+    diagonals), as Xiangqi and Janggi boards are."""
+
+    intersections: bool = False
+    river: int | None = None
+    """The river runs between this rank and the next (5: between ranks 5 and 6)."""
+    palaces: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Points:
+    """Material points (Janggi's counting): each piece type's value, and what Black gets on
+    top (1.5 in Janggi, so that points never tie). They decide the games that would end in
+    a draw by rule: repetition, the move rule, bikjang, both sides passing."""
+
+    values: tuple[tuple[str, float], ...]
+    black_bonus: float = 0.0
+
+
 @dataclass(frozen=True, eq=False)
 class Variant:
     """Everything the engine needs to know about one variant with its chosen options."""
@@ -271,6 +308,24 @@ class Variant:
     """The PGN `[Variant]` tag the variant servers write for this game."""
     black_setup: tuple[tuple[int, str], ...] | None = None
     """Black's army when it is not White's mirror image (`[setup.black]`: Shogi, Makruk)."""
+    flying_general: bool = False
+    """Xiangqi: no move may leave the two royal pieces facing each other on an open line."""
+    passing: bool = False
+    """Janggi: a side not in check may pass (written `pass`); two passes in a row end the
+    game (a draw, or on points)."""
+    bikjang: bool = False
+    """Janggi's bikjang: royal pieces facing on an open line must be parted by the side to
+    move, or it passes and the game ends (a draw, or on points)."""
+    points: Points | None = None
+    perpetual_check: str = "draw"
+    """`loss`: a repetition in which one side gave check every move loses for that side."""
+    move_repetition: str = "allowed"
+    """`loss`: Kakao Janggi's rule, a side that makes the same move a third time going back
+    and forth loses (`Position._move_repeater`)."""
+    display: Display = Display()
+    notation: str = "algebraic"
+    """How moves are printed (and read besides every other form): `wxf` (Xiangqi's
+    C2=5), `janggi` (Korean numbered squares, H02-83) or `algebraic`."""
     option_defs: tuple[OptionDef, ...] = ()
     options: frozenset[str] = frozenset()
     decisions: tuple[str, ...] = ()
@@ -528,8 +583,8 @@ UNSUPPORTED = {
     "check-limit": "winning by giving a number of checks (Three-check)",
     "checks": "winning by giving a number of checks (Three-check)",
     "n-check": "winning by giving a number of checks (Three-check)",
-    "flying-general": "Xiangqi's facing Generals",
-    "palace": "Xiangqi's and Janggi's palaces",
+    "flying-general": "use rules.flying-general = true (in [rules], not in a piece)",
+    "palace": 'use [regions] palace = "d1 e1 f1 ..." and region = "palace" on the piece',
     "must-capture": "compulsory captures (Antichess, Losing Chess)",
     "mandatory-capture": "compulsory captures (Antichess, Losing Chess)",
     "antichess": "Antichess (losing all pieces wins)",
@@ -538,8 +593,7 @@ UNSUPPORTED = {
     "duck": "the Duck of Duck Chess",
     "bughouse": "partner play (Bughouse)",
     "partner": "partner play (Bughouse)",
-    "pass": "passing a turn",
-    "passing": "passing a turn",
+    "passing": "use rules.pass = true",
     "fog": "hidden information (Fog of War)",
     "hidden": "hidden information (Fog of War)",
     "dice": "dice",
@@ -547,7 +601,8 @@ UNSUPPORTED = {
     "drop-mate": "Shogi's ban on mating with a dropped Pawn",
     "pawn-drop-mate": "Shogi's ban on mating with a dropped Pawn",
     "promotion-zone": "Shogi's promotion on entering or leaving a zone (use promotion rows)",
-    "points": "winning on material points",
+    "points": "use rules.material-points = { pieces = { rook = 13 }, black-bonus = 1.5 }",
+    "perpetual": 'use rules.perpetual-check = "loss"',
     "king-of-the-hill": 'use rules.goal-zone = { piece = "king", squares = [...] }',
     "flag": 'use rules.goal-zone = { piece = "king", squares = [...] }',
     "stalemate-value": 'use rules.stalemate = "draw", "win-on-points" or "loss"',
@@ -588,6 +643,7 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         'paths = ["(0,1) (1,2)", "(1,1) (1,2)"]  (offsets, destination last)',
     ),
     (r"\.(royal)$", "royal = true"),
+    (r"\.(cannot-capture|cannot-hop-over)$", 'cannot-capture = ["cannon"]  (piece ids)'),
     (r"^pieces\.", 'hawk = { letter = "H", name = "Hawk", betza = "BN" }'),
     (
         r"^setup",
@@ -605,6 +661,13 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         '[rules.counting]\nstyle = "makruk"\npawns = ["pawn"]\nboard = 64\n'
         'pieces = [{ piece = "rook", count = 2, moves = 8 }]\notherwise = 64',
     ),
+    (r"^rules\.(flying-general|pass|bikjang)$", "flying-general = true"),
+    (
+        r"^rules\.material-points",
+        "material-points = { pieces = { chariot = 13, cannon = 7 }, black-bonus = 1.5 }",
+    ),
+    (r"^rules\.perpetual-check$", 'perpetual-check = "loss"  (or "draw")'),
+    (r"^rules\.move-repetition$", 'move-repetition = "loss"  (or "allowed")'),
     (r"^rules\.(move-rule|repetition)$", "move-rule = 50  (0 for none)\nrepetition = 3"),
     (r"^rules\.", "captures-to-hand = true"),
     (
@@ -612,6 +675,8 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         '[castling]\nmoves = [{ king = "e1", king-to = "g1", rook = "h1", rook-to = "f1" }]',
     ),
     (r"^reserve", '[reserve]\npieces = ["hawk", "elephant"]\nstyle = "in-hand"'),
+    (r"^notation$", 'notation = "wxf"  (or "janggi", "algebraic")'),
+    (r"^display", '[display]\nintersections = true\nriver = 5\npalaces = ["palace"]'),
     (r"^options", '[options.fast]\ndescription = "..."\nset = { rules = { move-rule = 25 } }'),
 )
 
@@ -942,6 +1007,19 @@ def _build(
         raise VariantError(source, "status", f"must be one of {', '.join(STATUSES)}")
 
     regions = build_regions(data.get("regions"), geometry, source)
+    display = _build_display(data.get("display"), source, geometry, regions)
+    notation = data.get("notation", "algebraic")
+    if notation not in NOTATIONS:
+        raise VariantError(
+            source,
+            "notation",
+            "must be 'algebraic', 'wxf' (Xiangqi's C2=5, files counted from each player's "
+            "right) or 'janggi' (numbered squares, H02-83)",
+        )
+    if notation != "algebraic" and (files > 9 or ranks > 10):
+        raise VariantError(
+            source, "notation", f"{notation} notation numbers at most 9 files and 10 ranks"
+        )
     pieces = _build_pieces(data, source, geometry, {r.name: r for r in regions})
     by_id = {p.id: p for p in pieces}
 
@@ -1009,7 +1087,15 @@ def _build(
                 source, key, f"no royal piece in {whose}'s setup: nothing to capture"
             )
     flags: dict[str, bool] = {}
-    for key in ("insufficient-material", "captures-to-hand", "drop-any-face", "demote-to-hand"):
+    for key in (
+        "insufficient-material",
+        "captures-to-hand",
+        "drop-any-face",
+        "demote-to-hand",
+        "flying-general",
+        "pass",
+        "bikjang",
+    ):
         value = rules.get(key, False)
         if not isinstance(value, bool):
             raise VariantError(source, f"rules.{key}", "must be true or false")
@@ -1055,6 +1141,32 @@ def _build(
         raise VariantError(source, "rules.bare-king", "needs goal = 'checkmate'")
     zone = _build_zone(rules.get("goal-zone"), source, square, geometry, by_id)
     counting = _build_counting(rules.get("counting"), source, by_id)
+    if (flags["flying-general"] or flags["bikjang"] or flags["pass"]) and goal != "checkmate":
+        raise VariantError(
+            source, "rules", "flying-general, bikjang and pass need goal = 'checkmate'"
+        )
+    if flags["flying-general"] and flags["bikjang"]:
+        raise VariantError(
+            source,
+            "rules.bikjang",
+            "facing royal pieces are either illegal (flying-general) or bikjang, not both",
+        )
+    points = _build_points(rules.get("material-points"), source, by_id)
+    move_repetition = rules.get("move-repetition", "allowed")
+    if move_repetition not in ("allowed", "loss"):
+        raise VariantError(
+            source,
+            "rules.move-repetition",
+            "must be 'loss' (a side that plays a move a third time, back and forth, loses) "
+            "or 'allowed'",
+        )
+    perpetual = rules.get("perpetual-check", "draw")
+    if perpetual not in ("draw", "loss"):
+        raise VariantError(
+            source,
+            "rules.perpetual-check",
+            "must be 'loss' (a side that checks on every move of a repetition loses) or 'draw'",
+        )
     if flags["demote-to-hand"]:
         _check_demotion(pieces, flags["captures-to-hand"], source)
 
@@ -1105,6 +1217,13 @@ def _build(
         for ref, key in ((p.flip, "flip"), (p.succession, "succession")):
             if ref is not None and ref not in by_id:
                 raise VariantError(source, f"pieces.{p.id}.{key}", f"unknown piece {ref!r}")
+        for refs, key in (
+            (p.cannot_capture, "cannot-capture"),
+            (p.cannot_hop_over, "cannot-hop-over"),
+        ):
+            for ref in refs:
+                if ref not in by_id:
+                    raise VariantError(source, f"pieces.{p.id}.{key}", f"unknown piece {ref!r}")
     decisions = data.get("decisions", [])
     if not isinstance(decisions, list) or not all(isinstance(d, str) for d in decisions):
         raise VariantError(source, "decisions", "must be a list of strings")
@@ -1143,6 +1262,14 @@ def _build(
         regions=regions,
         black_setup=black_setup,
         **_build_fsf(data.get("fairy-stockfish"), source, by_id),
+        flying_general=flags["flying-general"],
+        passing=flags["pass"],
+        bikjang=flags["bikjang"],
+        points=points,
+        perpetual_check=perpetual,
+        move_repetition=move_repetition,
+        notation=notation,
+        display=display,
         option_defs=option_defs,
         options=options,
         decisions=tuple(decisions),
@@ -1298,6 +1425,61 @@ def _build_mate(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> MateRu
     return MateRule(lists[0], lists[1])
 
 
+def _build_display(
+    raw: Any, source: str, geometry: Geometry, regions: tuple[Region, ...]
+) -> Display:
+    """`[display]`: `intersections = true`, `river = 5`, `palaces = ["palace"]`."""
+    if raw is None or raw is False:
+        return Display()
+    if not isinstance(raw, dict) or set(raw) - {"intersections", "river", "palaces"}:
+        raise VariantError(
+            source, "display", "a table with intersections, river and palaces (all optional)"
+        )
+    intersections = raw.get("intersections", False)
+    if not isinstance(intersections, bool):
+        raise VariantError(source, "display.intersections", "must be true or false")
+    river = raw.get("river")
+    if river is not None and (
+        isinstance(river, bool) or not isinstance(river, int) or not 1 <= river < geometry.ranks
+    ):
+        raise VariantError(
+            source,
+            "display.river",
+            f"the rank the river runs above: a number from 1 to {geometry.ranks - 1}",
+        )
+    palaces = raw.get("palaces", [])
+    if not isinstance(palaces, list) or not all(isinstance(p, str) for p in palaces):
+        raise VariantError(source, "display.palaces", 'a list of region names: ["palace"]')
+    by_name = {r.name: r for r in regions}
+    for i, name in enumerate(palaces):
+        region_named(by_name, name, source, f"display.palaces[{i}]")
+    return Display(intersections, river, tuple(palaces))
+
+
+def _build_points(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Points | None:
+    """`material-points = { pieces = { chariot = 13, ... }, black-bonus = 1.5 }`: pieces
+    not listed count 0."""
+    if raw is None or raw is False:
+        return None
+    key = "rules.material-points"
+    if not isinstance(raw, dict) or set(raw) - {"pieces", "black-bonus"}:
+        raise VariantError(source, key, "a table with pieces and (optionally) black-bonus")
+    table = raw.get("pieces")
+    if not isinstance(table, dict) or not table:
+        raise VariantError(source, f"{key}.pieces", "must give points by piece id")
+    values = []
+    for pid, value in table.items():
+        if pid not in by_id:
+            raise VariantError(source, f"{key}.pieces", f"unknown piece {pid!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise VariantError(source, f"{key}.pieces.{pid}", "must be a number of points")
+        values.append((pid, float(value)))
+    bonus = raw.get("black-bonus", 0)
+    if isinstance(bonus, bool) or not isinstance(bonus, int | float):
+        raise VariantError(source, f"{key}.black-bonus", "must be a number (1.5 in Janggi)")
+    return Points(tuple(values), float(bonus))
+
+
 def _check_demotion(pieces: tuple[PieceType, ...], captures_to_hand: bool, source: str) -> None:
     """With demote-to-hand, each promoted type must come from one type only, so that a
     captured one returns to hand as a well-defined piece."""
@@ -1412,6 +1594,12 @@ def _build_pieces(
         if region is not None:
             region_named(regions, region, source, f"{key}.region")
         region_moves = _build_region_moves(merged.get("region-moves"), regions, source, key)
+        restrictions = {}
+        for rkey in ("cannot-capture", "cannot-hop-over"):
+            ids = merged.get(rkey, [])
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise VariantError(source, f"{key}.{rkey}", 'a list of piece ids: ["cannon"]')
+            restrictions[rkey] = tuple(ids)
         out.append(
             PieceType(
                 id=pid,
@@ -1431,6 +1619,8 @@ def _build_pieces(
                 ),
                 region=region,
                 region_moves=region_moves,
+                cannot_capture=restrictions["cannot-capture"],
+                cannot_hop_over=restrictions["cannot-hop-over"],
             )
         )
     return tuple(out)

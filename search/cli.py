@@ -88,8 +88,11 @@ def cmd_values(args: argparse.Namespace) -> int:
             notes.append("royal: no material value")
         if v.pawn_class:
             notes.append("forward-only, measured against the Pawn")
+        if piece.region:
+            notes.append(f"confined to its {piece.region.replace('-', ' ')}")
         if v.board_share < 0.999:
-            notes.append(f"reaches {v.board_share:.0%} of the board")
+            where = "of those squares" if piece.region else "of the board"
+            notes.append(f"reaches {v.board_share:.0%} {where}")
         if piece.flip and piece.flip != piece.id:
             notes.append(f"mean of its two faces ({variant.piece(piece.flip).name})")
         letters = v.letters or "(Pawn)"

@@ -16,7 +16,10 @@ the values players agree on (Knight 3.2, Bishop 3.3, Rook 5, Queen 9.5 Pawns; Ma
 and Cardinal 8.8 and 8.3; short leapers, Cannon, Elephant and Camel near their usual
 figures): on chess the formula gives N 320, B 314, R 515, Q 943.
 
-Pieces that only ever go forward and promote (Pawns, Soldiers) are the unit: a Pawn
+A piece confined to a region (the Xiangqi palace) is measured over the squares it may stand
+on, with its region moves, and not penalised as bound.
+
+Pieces that only ever go forward (Pawns, Soldiers, promoting or not) are the unit: a Pawn
 (`fmW fcF`) is 100 and the others are scaled by their mobility against it, captures
 weighing more than moves. Royal pieces have no material value (their loss ends the game),
 a two-sided piece is worth the mean of its faces.
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 
 from rules.betza import Component, parse_betza
 from rules.geometry import Geometry
-from rules.tables import CAPTURE, MOVE, SquareMoves, compile_square
+from rules.tables import CAPTURE, MOVE, Extras, SquareMoves, compile_square
 from rules.variant import PieceType, Variant
 
 OPEN = 0.7  # chance that a square of a ride is empty
@@ -117,16 +120,27 @@ def _weighted_targets(sm: SquareMoves) -> list[tuple[int, float, int]]:
     return out
 
 
-def reach(geo: Geometry, components: tuple[Component, ...]) -> Reach:
-    """Weighted reach of a White piece with these components on an empty board of `geo`.
-    Initial-only and once-per-game moves are left out: they are not what a piece is worth."""
+def reach(
+    geo: Geometry,
+    components: tuple[Component, ...],
+    mask: frozenset[int] | None = None,
+    extras: Extras = (),
+) -> Reach:
+    """Weighted reach of a White piece with these components on an empty board of `geo`,
+    confined to `mask` (its region: averaged over the squares it can stand on) and with its
+    region moves `extras`. Initial-only and once-per-game moves are left out: they are not
+    what a piece is worth."""
     comps = tuple(c for c in components if not c.initial)
     size = geo.size
     moves = captures = forward = backward = 0.0
     per_square: list[float] = []
     neighbours: list[set[int]] = [set() for _ in range(size)]
+    stands = [o for o in range(size) if mask is None or o in mask]
     for o in range(size):
-        sm = compile_square(geo, comps, (), 0, o)
+        if mask is not None and o not in mask:
+            per_square.append(-1.0)  # never there: filled with the mean below
+            continue
+        sm = compile_square(geo, comps, (), 0, o, mask, extras)
         oy = geo.rank_of(o)
         here = 0.0
         # Two ways to one square (a circular rider both ways round, Q and AD) count as the
@@ -152,9 +166,12 @@ def reach(geo: Geometry, components: tuple[Component, ...]) -> Reach:
             neighbours[o].add(d)
             neighbours[d].add(o)
         per_square.append(here)
+    inside = [w for w in per_square if w >= 0]
+    mean = sum(inside) / len(inside) if inside else 0.0
+    per_square = [w if w >= 0 else mean for w in per_square]
     # The share of the board reachable from a square, moving back and forth (colour binding).
     component_size = [0] * size
-    for s in range(size):
+    for s in stands:
         if component_size[s]:
             continue
         members = [s]
@@ -169,23 +186,28 @@ def reach(geo: Geometry, components: tuple[Component, ...]) -> Reach:
         for m in members:
             component_size[m] = len(members)
     total = forward + backward
+    count = len(stands) or 1
     return Reach(
-        moves=moves / size,
-        captures=captures / size,
+        moves=moves / count,
+        captures=captures / count,
         forward_share=(forward - backward) / total if total else 0.0,
-        board_share=sum(component_size) / size / size,
+        # Relative to the squares it may stand on (its region, for a confined piece).
+        board_share=sum(component_size[s] for s in stands) / count / count,
         per_square=tuple(per_square),
     )
 
 
-def _raw_piece_worth(r: Reach) -> float:
+def _raw_piece_worth(r: Reach, bound: bool = True) -> float:
     forward = 1 - 0.5 * max(0.0, r.forward_share)
-    return float(r.mobility * forward * r.board_share**BOUND)
+    return float(r.mobility * forward * (r.board_share**BOUND if bound else 1.0))
 
 
 def is_pawn_class(piece: PieceType, r: Reach) -> bool:
-    """Forward-only pieces that promote are measured against the Pawn."""
-    return piece.promotion is not None and not r.moves_backward and not piece.royal
+    """Forward-only pieces that promote, or that step forward only and never promote (the
+    Xiangqi and Janggi Soldier), are measured against the Pawn."""
+    if piece.royal or r.moves_backward:
+        return False
+    return piece.promotion is not None or r.forward_share > 0.5
 
 
 class VariantValues:
@@ -194,7 +216,15 @@ class VariantValues:
     def __init__(self, variant: Variant) -> None:
         geo = variant.geometry
         self.variant = variant
-        self.reach: dict[str, Reach] = {p.id: reach(geo, p.components) for p in variant.pieces}
+        self.reach: dict[str, Reach] = {
+            p.id: reach(
+                geo,
+                p.components,
+                variant.region(p.region).of(0) if p.region else None,
+                tuple((variant.region(rm.region).of(0), rm.components) for rm in p.region_moves),
+            )
+            for p in variant.pieces
+        }
         knight = _raw_piece_worth(reach(geo, _KNIGHT_COMPONENTS))
         pawn = reach(geo, _PAWN_COMPONENTS).pawn_mobility
         own: dict[str, float] = {}
@@ -205,7 +235,10 @@ class VariantValues:
             elif is_pawn_class(p, r):
                 own[p.id] = PAWN * (r.pawn_mobility / pawn) ** EXPONENT
             else:
-                own[p.id] = KNIGHT * (_raw_piece_worth(r) / knight) ** EXPONENT
+                # A piece kept in its region by rule (the palace, its own half) is measured
+                # where it stands, not also penalised as colour-bound.
+                worth = _raw_piece_worth(r, bound=not p.region)
+                own[p.id] = KNIGHT * (worth / knight) ** EXPONENT
         self.values: dict[str, int] = {}
         for p in variant.pieces:
             v = own[p.id]

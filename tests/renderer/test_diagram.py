@@ -108,3 +108,15 @@ def test_every_variant_has_a_legend(variant_id: str) -> None:
     assert all(e.label for e in legend)
     img = decode(render_legend(v))
     assert img.width <= 1000 and img.height <= 1100
+
+
+def test_a_confined_piece_is_shown_on_its_own_board_with_its_region() -> None:
+    """The Xiangqi Elephant stays on its side of the river: its diagram is the 9x10 board,
+    the far half dimmed; the Janggi General sits in its palace with the diagonals."""
+    xiangqi = load_variant("xiangqi")
+    data = diagram_data(xiangqi.piece("elephant"), variant=xiangqi)
+    assert (data.width, data.height) == (9, 10)
+    assert len(data.marks) == 4 and len(data.outside) == 45
+    janggi = load_variant("janggi")
+    king = diagram_data(janggi.piece("general"), variant=janggi)
+    assert len(king.marks) == 8  # e2: four steps and four palace diagonals

@@ -49,6 +49,12 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("grand", "grand", start_depth=2),
     Entry("docs/examples/crazyhouse.toml", "crazyhouse", games=6),
     Entry("docs/examples/s-chess.toml", "seirawan", games=6),
+    Entry("xiangqi", "xiangqi", start_depth=2),
+    Entry("minixiangqi", "minixiangqi"),
+    Entry("janggi", "janggi", start_depth=2),
+    Entry("janggicasual", "janggicasual", games=3, start_depth=2),
+    Entry("janggimodern", "janggimodern", games=3, start_depth=2),
+    Entry("janggitraditional", "janggitraditional", games=3, start_depth=2),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 
@@ -138,8 +144,10 @@ class Library:
 
 def interesting(move: str, occupied: set[str]) -> bool:
     """Drops, promotions, gating and captures: what reaches a game's mechanisms."""
-    m = re.fullmatch(r"[a-p]\d+([a-p]\d+)(.?)", move)
-    return m is None or bool(m.group(2)) or m.group(1) in occupied
+    m = re.fullmatch(r"([a-p]\d+)([a-p]\d+)(.?)", move)
+    if m is not None and m.group(1) == m.group(2):
+        return False  # a pass (Janggi): the King's square twice
+    return m is None or bool(m.group(3)) or m.group(2) in occupied
 
 
 def random_game(lib: Library, entry: Entry, seed: int) -> list[str]:

@@ -83,7 +83,6 @@ def test_direction_pairs_on_diagonals_and_obliques() -> None:
         ("mcW", 1, "contradict"),
         ("sF", 0, "select no move"),
         ("pN", 0, "applies to riders"),
-        ("nZ", 0, "straight and Knight leaps"),
         ("nR", 0, "applies to leaps"),
         ("fm", 0, "not followed by an atom"),
         ("qW", 0, "unknown modifier"),
@@ -100,3 +99,17 @@ def test_errors_name_the_character(text: str, position: int, fragment: str) -> N
     assert info.value.position == position
     if text:
         assert f"character {position + 1}" in str(info.value)
+
+
+def test_lame_paths_follow_fairy_stockfish() -> None:
+    """Along the longer side until the rest is diagonal, then diagonally: the Janggi
+    Elephant (nZ) passes one orthogonal and one diagonal square."""
+    from rules.betza import lame_intermediates
+
+    assert lame_intermediates((0, 2)) == ((0, 1),)
+    assert lame_intermediates((1, 2)) == ((0, 1),)
+    assert lame_intermediates((-2, 1)) == ((-1, 0),)
+    assert lame_intermediates((2, 3)) == ((0, 1), (1, 2))
+    assert lame_intermediates((-3, -2)) == ((-1, 0), (-2, -1))
+    assert lame_intermediates((3, 3)) == ((1, 1), (2, 2))
+    assert lame_intermediates((3, 1)) == ((1, 0), (2, 0))

@@ -18,15 +18,25 @@ PLAYOUT = st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_s
 
 
 def _all_legal_by_trying(pos: Position) -> list[int]:
-    """Every pseudo-legal move made and tested: the slow definition of legality in check."""
+    """Every pseudo-legal move made and tested: the slow definition of legality in check
+    (with Xiangqi's facing Generals, and Janggi's bikjang, where a pass is always legal)."""
     out = []
+    v = pos.variant
+    bikjang = v.bikjang and pos.kings_facing()
+    facing = v.flying_general or bikjang
     for c in pos.pseudo_codes():
-        if pos.to_move(c).kind is MoveKind.CASTLING:
+        kind = pos.to_move(c).kind
+        if kind is MoveKind.CASTLING:
+            continue
+        if kind is MoveKind.PASS:
+            if bikjang:
+                out.append(c)
             continue
         side = pos.side
         pos.push_code(c, keep_key=False)
         king = pos.kings[side]
         ok = king >= 0 and not pos.attacked(king, side ^ 1)
+        ok = ok and not (facing and pos.kings_facing())
         pos.pop_code()
         if ok:
             out.append(c)
@@ -62,7 +72,8 @@ def test_answers_to_check_are_exactly_the_moves_that_parry_it(variant: str) -> N
                 if not expected:
                     expected = codes  # succession: the swaps come only when nothing else does
                 assert sorted(codes) == sorted(expected), format_position(pos)
-            pos.push_code(_checking_move(pos, codes) if rng.random() < 0.3 else rng.choice(codes))
+            moves = [c for c in codes if pos.to_move(c).kind is not MoveKind.PASS] or codes
+            pos.push_code(_checking_move(pos, moves) if rng.random() < 0.3 else rng.choice(moves))
     assert checks >= 20, f"only {checks} checks reached"
 
 

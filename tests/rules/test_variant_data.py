@@ -19,7 +19,8 @@ CATALOGUE = {
     "frog-manticore", "frog-gryphon", "hannibal-manticore", "hannibal-gryphon",
     "waffle-manticore", "waffle-gryphon", "leaping-bat", "missing-bat-zebra",
     "missing-bat-nightrider", "patricia", "grand", "grand-betza", "grand-cazaux",
-    "grand-tamerlane", "grand-courier", "grand-chu",
+    "grand-tamerlane", "grand-courier", "grand-chu", "asean", "shatar",
+    "xiangqi", "minixiangqi", "janggi", "janggicasual", "janggimodern", "janggitraditional",
 }  # fmt: skip
 
 
