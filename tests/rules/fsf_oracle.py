@@ -51,6 +51,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("docs/examples/s-chess.toml", "seirawan", games=6),
     Entry("xiangqi", "xiangqi", start_depth=2),
     Entry("minixiangqi", "minixiangqi"),
+    Entry("manchu", "manchu", games=4),
     Entry("janggi", "janggi", start_depth=2),
     Entry("janggicasual", "janggicasual", games=3, start_depth=2),
     Entry("janggimodern", "janggimodern", games=3, start_depth=2),

@@ -1,5 +1,5 @@
 """Xiangqi and Janggi (issue 27): the games Fairy-Stockfish calls xiangqi, minixiangqi,
-janggi, janggicasual, janggimodern and janggitraditional, their rules as data (facing
+manchu, janggi, janggicasual, janggimodern and janggitraditional, their rules as data (facing
 Generals, passing, bikjang, material points, perpetual check, repeated moves, the Janggi
 Cannon) and their notations. Every count and result below is pyffish 0.0.90's for the same
 moves (Debian's fairy-stockfish 11.1 agrees on every perft count)."""
@@ -20,6 +20,7 @@ from rules.variant import load_definition, load_variant
 START = [
     ("xiangqi", 2, 1920),
     ("minixiangqi", 3, 6664),
+    ("manchu", 3, 17648),
     ("janggi", 3, 33000),  # 33,316 without bikjang: the 316 end the game
     ("janggicasual", 2, 1024),
     ("janggimodern", 2, 1024),
