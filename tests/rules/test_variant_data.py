@@ -20,7 +20,8 @@ CATALOGUE = {
     "waffle-manticore", "waffle-gryphon", "leaping-bat", "missing-bat-zebra",
     "missing-bat-nightrider", "patricia", "grand", "grand-betza", "grand-cazaux",
     "grand-tamerlane", "grand-courier", "grand-chu", "asean", "shatar",
-    "xiangqi", "minixiangqi", "manchu", "janggi", "janggicasual", "janggimodern", "janggitraditional",
+    "xiangqi", "minixiangqi", "manchu",
+    "janggi", "janggicasual", "janggimodern", "janggitraditional",
 }  # fmt: skip
 
 
