@@ -155,16 +155,46 @@ def fen(pos: Position) -> str:
             for letter in [_letter(table, pos, code >> 1).lstrip("+")]
         )
         board += f"[{pocket}]"
+    ep = geo.name(pos.ep) if pos.ep >= 0 and _ep_capturable(pos) else "-"
+    clock = str(pos.halfmove)
+    counting = pos.counting()
+    if counting is not None:
+        # Makruk's count takes the en-passant field (its limit) and the clock (its plies).
+        ep, clock = str(counting[1]), str(counting[0])
     return " ".join(
         [
             board,
             "w" if pos.side == 0 else "b",
-            _rights(pos) or "-",
-            geo.name(pos.ep) if pos.ep >= 0 and _ep_capturable(pos) else "-",
-            str(pos.halfmove),
+            (_rights(pos) + _first_move_files(pos)) or "-",
+            ep,
+            clock,
             str(pos.fullmove),
         ]
     )
+
+
+def _first_move_files(pos: Position) -> str:
+    """Cambodian: the files of the unmoved pieces that still have a first move of their own
+    (the King's leap, the Met's jump), which Fairy-Stockfish keeps as gating files."""
+    v = pos.variant
+    if v.castles or v.reserve_in_hand:
+        return ""
+    t = pos.t
+    geo = t.geo
+    special = {
+        p.id
+        for p in v.pieces
+        if p.first_leaps or any(c.initial and not c.pawnlike for c in p.components)
+    }
+    if not special:
+        return ""
+    files = ["", ""]
+    for sq in range(geo.size):
+        code = pos.board[sq]
+        if code and pos.virgin[sq] and t.type_ids[code >> 1] in special:
+            letter = "abcdefghijklmnop"[geo.file_of(sq)]
+            files[code & 1] += letter.upper() if code & 1 == 0 else letter
+    return files[0] + "".join(sorted(files[1]))
 
 
 def _rights(pos: Position) -> str:

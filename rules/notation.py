@@ -1040,6 +1040,8 @@ def _explain(pos: Position, origin: int, target: int) -> str:
                 return "the King's leap never captures: its destination must be empty"
             if pos.is_check():
                 return "the King cannot leap out of check"
+            if pos.variant.piece(t.type_ids[piece >> 1]).first_leaps:
+                return f"the King's leap is not one of its first moves, or {t_name} is attacked"
             return "the King may not leap over attacked squares"
     occupant = pos.board[target]
     successor = pos.variant.piece(t.type_ids[piece >> 1]).succession

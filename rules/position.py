@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
+from rules.betza import Component
 from rules.errors import RulesError
+from rules.movement import oriented
 from rules.moves import Move, MoveKind
 from rules.outcome import Outcome, Termination
 from rules.tables import (
@@ -784,7 +786,13 @@ class Position:
                 elif self._safe_after(c, facing):
                     out.append(c)
             if t.initial_leap[self.board[king]] and self.virgin[king]:
-                self._initial_leap_codes(king, out)
+                leaps = self.variant.piece(t.type_ids[self.board[king] >> 1]).first_leaps
+                if leaps:
+                    self._first_leap_codes(king, leaps, out)
+                else:
+                    self._initial_leap_codes(king, out)
+        if in_check and t.capture_checker_only[self.board[king]]:
+            out = [c for c in out if c & 0xFF != king or self._takes_the_checker(c, king, enemy)]
         if not out and in_check:
             out = self._swap_codes(king)
         return out
@@ -987,6 +995,37 @@ class Position:
                         if ok and self._safe_after(c):
                             out.append(c)
 
+    def _first_leap_codes(self, king: int, leaps: tuple[Component, ...], out: list[int]) -> None:
+        """An unmoved royal piece's first leaps (Cambodian's King: `mfsN`), to empty safe
+        squares; never out of check (the caller asks only when not in check)."""
+        geo = self.t.geo
+        board = self.board
+        color = self.side
+        for comp in leaps:
+            for v in sorted(comp.vectors):
+                dx, dy = oriented(v, color)
+                d = geo.offset(king, dx, dy)
+                if d is None or board[d]:
+                    continue
+                c = king | d << 8
+                if c not in out and self.safe_square(king, d):
+                    out.append(c)
+
+    def _takes_the_checker(self, c: int, king: int, enemy: int) -> bool:
+        """Makpong: the King's move `c` captures the one piece that gives check."""
+        board = self.board
+        d = (c >> 8) & 0xFF
+        p = board[d]
+        if not p or p & 1 != enemy:
+            return False
+        board[d] = 0
+        self.pieces[p].discard(d)
+        try:
+            return not self.attacked(king, enemy)
+        finally:
+            board[d] = p
+            self.pieces[p].add(d)
+
     def _swap_codes(self, king: int) -> list[int]:
         """Tamerlane's succession: in check with no legal move, swap with a Prince whose
         square is safe for the King (spec: cazaux.md §4.7)."""
@@ -1176,6 +1215,8 @@ class Position:
             for sq, _old, was_virgin in changes:
                 if was_virgin and not virgin[sq]:
                     h ^= t.z_virgin[sq]
+        if t.first_leap_takers and kind == NORMAL:
+            h = self._take_first_leap(d, side, changes, h)
         if t.counting is not None:
             counted = self._counted(c, side, changes)
             if counted != self.tally:
@@ -1230,6 +1271,23 @@ class Position:
             if self._checks:
                 self._checks.append(self.is_check())
                 self._trail.append((c, kind == EP or (kind == NORMAL and bool(changes[1][1]))))
+
+    def _take_first_leap(
+        self, d: int, side: int, changes: list[tuple[int, int, int]], h: int
+    ) -> int:
+        """Cambodian: a Rook that moves to check the unmoved enemy King takes its first leap
+        away (Fairy-Stockfish's cambodianMoves). Returns the new hash."""
+        kings = self.t.first_leap_takers.get(self.board[d])
+        king = self.kings[side ^ 1]
+        if not kings or king < 0 or not self.virgin[king] or self.board[king] not in kings:
+            return h
+        found: list[int] = []
+        self._piece_codes(self.board[d], d, found)
+        if any((x >> 8) & 0xFF == king for x in found):
+            changes.append((king, self.board[king], 1))
+            self.virgin[king] = 0
+            h ^= self.t.z_virgin[king]
+        return h
 
     def _rights_key(self) -> int:
         """Hash of the castling rights: each King-Rook pair whose two pieces never moved."""

@@ -117,7 +117,7 @@ def _mate_rule(v: Variant) -> list[str]:
     out = []
     if rule.forbidden_by:
         out.append(
-            f"A checkmate given by {_names(v, rule.forbidden_by)} alone loses for the side "
+            f"A checkmate given by {_names(v, rule.forbidden_by)}s alone loses for the side "
             "that gives it."
         )
     if rule.series_needs:
@@ -266,8 +266,27 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             if refs:
                 names = " or ".join(_with_article(v.piece(r).name) for r in refs)
                 lines.append(f"{p.name}: never {verb} {names}.")
-        if p.initial_leap:
+        if p.first_leaps:
+            leaps = " ".join(c.source for c in p.first_leaps)
+            lost = (
+                f"; a {_names(v, p.first_leap_lost_by)} that moves to give it check takes "
+                "that right away"
+                if p.first_leap_lost_by
+                else ""
+            )
+            lines.append(
+                f"{p.name}: as its first move, when not in check, it may also leap {leaps} to "
+                f"an empty square{lost}."
+            )
+        elif p.initial_leap:
             lines.append(f"{p.name}: on its first move it may leap two squares (Metamachy rule).")
+        if p.capture_checker_only:
+            lines.append(
+                f"{p.name}: in check, it may not move away; it may only capture the checking piece."
+            )
+        first = [c.source for c in p.components if c.initial and not c.pawnlike]
+        if first:
+            lines.append(f"{p.name}: as its first move it may also move {' '.join(first)}.")
         if p.once_per_game:
             lines.append(f"{p.name}: once per game it may make a Knight's move.")
         if p.succession:

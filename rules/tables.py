@@ -386,6 +386,10 @@ class Tables:
     forward: list[tuple[Component, ...] | None] = field(default_factory=list)
     """Pieces whose region rules hide attacks from the reverse probes: the components whose
     attacks are found from the piece's own square instead (None for every other piece)."""
+    capture_checker_only: list[bool] = field(default_factory=list)  # Makpong's King
+    first_leap_takers: dict[int, frozenset[int]] = field(default_factory=dict)
+    """Codes whose checking move takes the first leap from the enemy royal codes listed
+    (Cambodian's Rook and King)."""
     immediate_ends: bool = False
     """Rules that end the game on the board whatever the moves (`Position.decided`)."""
     counting: Counting | None = None  # Makruk's counting rules, when the variant has them
@@ -884,6 +888,14 @@ def build_tables(variant: Variant) -> Tables:
                 for color in (0, 1):
                     demote[type_index[target] << 1 | color] = hand_type[i << 1]
     tables.demote = tuple(demote)
+    tables.capture_checker_only = [False] * ncodes
+    takers: dict[int, set[int]] = {}
+    for i, p in enumerate(pieces, start=1):
+        for color in (0, 1):
+            tables.capture_checker_only[i << 1 | color] = p.capture_checker_only
+            for pid in p.first_leap_lost_by:
+                takers.setdefault(type_index[pid] << 1 | color ^ 1, set()).add(i << 1 | color)
+    tables.first_leap_takers = {code: frozenset(kings) for code, kings in takers.items()}
     tables.immediate_ends = bool(
         variant.zone
         or variant.bare_king

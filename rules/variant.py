@@ -69,6 +69,7 @@ PIECE_KEYS = {
     "flip",
     "family",
     "initial-leap",
+    "in-check",
     "once-per-game",
     "succession",
     "no-drop-rows",
@@ -141,6 +142,15 @@ class PieceType:
     flip: str | None = None
     family: str | None = None
     initial_leap: str | None = None
+    """`metamachy`, or `moves` for the leaps of a table (`first_leaps`)."""
+    first_leaps: tuple[Component, ...] = ()
+    """`initial-leap = { betza = "mfsN" }`: leaps the unmoved royal piece may make, not out of
+    check, never capturing (Cambodian's King)."""
+    first_leap_lost_by: frozenset[str] = frozenset()
+    """Piece types whose move that checks this royal piece takes its first leap away."""
+    capture_checker_only: bool = False
+    """`in-check = "capture-checker"`: in check, this royal piece may only capture the piece
+    that gives check (Makpong)."""
     once_per_game: tuple[Component, ...] = ()
     succession: str | None = None
     no_drop_rows: frozenset[int] = frozenset()
@@ -1214,6 +1224,13 @@ def _build(
                     raise VariantError(
                         source, f"pieces.{p.id}.promotion.to", "cannot promote to a royal piece"
                     )
+        for lost in sorted(p.first_leap_lost_by):
+            if lost not in by_id:
+                raise VariantError(
+                    source,
+                    f"pieces.{p.id}.initial-leap.lost-on-check-by",
+                    f"unknown piece {lost!r}",
+                )
         for ref, key in ((p.flip, "flip"), (p.succession, "succession")):
             if ref is not None and ref not in by_id:
                 raise VariantError(source, f"pieces.{p.id}.{key}", f"unknown piece {ref!r}")
@@ -1581,14 +1598,22 @@ def _build_pieces(
                 once = parse_betza(str(merged["once-per-game"]))
             except BetzaError as exc:
                 raise VariantError(source, f"{key}.once-per-game", str(exc)) from None
-        leap = merged.get("initial-leap")
-        if leap not in (None, "metamachy"):
-            raise VariantError(source, f"{key}.initial-leap", "the only kind is 'metamachy'")
+        leap, first_leaps, lost_by = _initial_leap(merged.get("initial-leap"), source, key)
+        in_check = merged.get("in-check")
+        if in_check not in (None, "capture-checker"):
+            raise VariantError(
+                source,
+                f"{key}.in-check",
+                "the only value is 'capture-checker' (in check, the piece may only take the "
+                "piece that gives it: Makpong)",
+            )
         royal = merged.get("royal", False)
         if not isinstance(royal, bool):
             raise VariantError(source, f"{key}.royal", "must be true or false")
-        if (once or leap) and not royal:
-            raise VariantError(source, key, "only a royal piece has once-per-game or initial leaps")
+        if (once or leap or in_check) and not royal:
+            raise VariantError(
+                source, key, "only a royal piece has once-per-game or initial leaps, or in-check"
+            )
         _check_expressible(comps, once, source, key)
         region = merged.get("region")
         if region is not None:
@@ -1612,6 +1637,9 @@ def _build_pieces(
                 flip=merged.get("flip"),
                 family=merged.get("family"),
                 initial_leap=leap,
+                first_leaps=first_leaps,
+                first_leap_lost_by=lost_by,
+                capture_checker_only=in_check is not None,
                 once_per_game=once,
                 succession=merged.get("succession"),
                 no_drop_rows=_rows(
@@ -1624,6 +1652,38 @@ def _build_pieces(
             )
         )
     return tuple(out)
+
+
+def _initial_leap(
+    raw: Any, source: str, key: str
+) -> tuple[str | None, tuple[Component, ...], frozenset[str]]:
+    """`initial-leap = "metamachy"`, or a table `{ betza = "mfsN", lost-on-check-by = [...] }`:
+    the leaps an unmoved royal piece may make while not in check, to empty squares."""
+    key = f"{key}.initial-leap"
+    if raw is None or raw == "metamachy":
+        return raw, (), frozenset()
+    if not isinstance(raw, dict) or "betza" not in raw or set(raw) - {"betza", "lost-on-check-by"}:
+        raise VariantError(
+            source,
+            key,
+            '\'metamachy\', or a table { betza = "mfsN", lost-on-check-by = ["rook"] } of '
+            "leaps the unmoved King may make when not in check",
+        )
+    try:
+        comps = parse_betza(str(raw["betza"]))
+    except BetzaError as exc:
+        raise VariantError(source, f"{key}.betza", str(exc)) from None
+    for c in comps:
+        if c.kind is not Kind.LEAP or c.capture or c.initial:
+            raise VariantError(
+                source,
+                f"{key}.betza",
+                f"{c.source!r}: a first leap is a plain leap that never captures (mfsN, mD)",
+            )
+    lost = raw.get("lost-on-check-by", [])
+    if not isinstance(lost, list) or not all(isinstance(x, str) for x in lost):
+        raise VariantError(source, f"{key}.lost-on-check-by", "must list piece ids")
+    return "moves", tuple(comps), frozenset(lost)
 
 
 def _build_region_moves(

@@ -56,6 +56,12 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("janggicasual", "janggicasual", games=3, start_depth=2),
     Entry("janggimodern", "janggimodern", games=3, start_depth=2),
     Entry("janggitraditional", "janggitraditional", games=3, start_depth=2),
+    Entry("makruk", "makruk", games=5, plies=(20, 120)),
+    Entry("makpong", "makpong", games=4, plies=(20, 120)),
+    Entry("cambodian", "cambodian", games=5, plies=(4, 80)),
+    Entry("ai-wok", "ai-wok", games=4, plies=(20, 120)),
+    Entry("asean", "asean", games=5, plies=(20, 120)),
+    Entry("shatar", "shatar", games=5, plies=(20, 120)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import pytest
 
+from rules.fsf import fen
 from rules.game import Game
 from rules.outcome import Outcome, Termination
 from rules.perft import perft
 from rules.postext import parse_position
+from rules.record import read_record, replay_record
+from tests.rules.conftest import GAMES
 
 
 def ended(game: Game) -> Outcome:
@@ -107,3 +110,56 @@ def test_start_perft_equals_pyffish(variant: str, counts: tuple[int, ...]) -> No
     pos = Game.new(variant).position
     for depth, count in enumerate(counts, start=1):
         assert perft(pos, depth) == count
+
+
+# ------------------------------------------------------------------------ Makpong, Cambodian
+
+
+def test_makpong_king_in_check_may_only_take_the_checker() -> None:
+    """pyffish: makpong lists only e1d1 where makruk has e1d1 e1e2 e1f2."""
+    text = "4k3/8/8/8/8/8/8/3rK3 w - - 0 1"
+    assert [m.notation for m in Game.from_position_text("makpong", text).legal_moves()] == [
+        "Ke1xd1"
+    ]
+    makruk = {m.notation for m in Game.from_position_text("makruk", text).legal_moves()}
+    assert makruk == {"Ke1xd1", "Ke1-e2", "Ke1-f2"}
+
+
+def test_cambodian_first_moves_and_their_rights_in_the_fen() -> None:
+    game = Game.new("cambodian")
+    assert fen(game.position) == "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1"
+    leaps = {m.coordinates for m in game.legal_moves() if m.coordinates.startswith("d1")}
+    assert {"d1b2", "d1f2"} <= leaps
+    for move in ("d1b2", "e8g7", "e1f2"):
+        game.play(move)
+    # pyffish: rnsm1snr/6k1/pppppppp/8/8/PPPPPPPP/1K3M2/RNS2SNR b d - 3 2
+    assert fen(game.position) == "rnsm1snr/6k1/pppppppp/8/8/PPPPPPPP/1K3M2/RNS2SNR b d - 3 2"
+
+
+def test_cambodian_rook_check_takes_the_kings_leap() -> None:
+    """pyffish: after a1a8+ Black's rights are gone (`DE`); a Rook move that does not check
+    leaves them (`DEe`), and the Cambodian count has begun (126 plies, board's honour)."""
+    text = "4k2r/8/8/8/8/8/8/R2KM3 w - - 0 1"
+    game = Game.from_position_text("cambodian", text)
+    game.play("a1a8")
+    assert fen(game.position) == "R3k2r/8/8/8/8/8/8/3KM3 b DE 126 0 1"
+    assert not {"e8c7", "e8g7"} & {m.coordinates for m in game.legal_moves()}
+    game.undo()
+    game.play("a1b1")
+    assert fen(game.position) == "4k2r/8/8/8/8/8/8/1R1KM3 b DEe 126 0 1"
+    assert {"e8c7", "e8g7"} <= {m.coordinates for m in game.legal_moves()}
+
+
+@pytest.mark.parametrize(
+    ("name", "result"),
+    [
+        ("makruk-counting.txt", "draw by the counting rule"),
+        ("cambodian-mate.txt", "black wins by checkmate"),
+    ],
+)
+def test_game_records_replay_to_their_end(name: str, result: str) -> None:
+    """Seeded random games, compared move by move with pyffish 0.0.90 (the same legal moves
+    at every ply, the same ending and FEN at the last)."""
+    game = replay_record(read_record((GAMES / name).read_text()))
+    outcome = game.outcome()
+    assert outcome is not None and outcome.result_text == result

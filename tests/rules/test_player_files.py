@@ -5,6 +5,7 @@ small variant files of its own and reads back every move the engine lists."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +21,8 @@ from rules.summary import rules_summary
 from rules.tables import MC
 from rules.variant import load_definition
 from tests.rules.fsf_reference import variant_of
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 DROPS_5X5 = """
 id = "rooks-in-hand"
@@ -285,3 +288,19 @@ def test_every_listed_move_reads_back_as_itself(text: str, choices: list[int]) -
         read_back_every_move(pos)
         codes = pos.legal_codes()
         pos.push_code(codes[choice % len(codes)])
+
+
+def test_the_command_line_reads_fairy_stockfish_gating(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--moves` takes Fairy-Stockfish's UCI form, gating (`g1f3h`) included: pyffish lists
+    59 moves there too."""
+    from rules.cli import main
+
+    s_chess = str(EXAMPLES / "s-chess.toml")
+    assert main(["perft", s_chess, "1", "--moves", "e2e4", "e7e5", "g1f3h"]) == 0
+    assert capsys.readouterr().out.strip() == "59"
+
+
+def test_setup_keys_that_are_not_ranks_name_setup_black() -> None:
+    text = 'id = "x"\nname = "X"\nextends = "chess"\n[setup.white]\n1 = "R N B Q K B N R"\n'
+    with pytest.raises(VariantError, match=r"\[setup.black\]"):
+        load_definition(text)

@@ -19,11 +19,19 @@ PLAYOUT = st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_s
 
 def _all_legal_by_trying(pos: Position) -> list[int]:
     """Every pseudo-legal move made and tested: the slow definition of legality in check
-    (with Xiangqi's facing Generals, and Janggi's bikjang, where a pass is always legal)."""
+    (with Xiangqi's facing Generals, Janggi's bikjang, where a pass is always legal, and
+    Makpong's King, which may only take the one piece that checks it)."""
     out = []
     v = pos.variant
     bikjang = v.bikjang and pos.kings_facing()
     facing = v.flying_general or bikjang
+    king_here = pos.kings[pos.side]
+    makpong = king_here >= 0 and pos.t.capture_checker_only[pos.board[king_here]]
+    checkers = {
+        c & 0xFF
+        for c in pos.planning_copy(pos.side ^ 1).pseudo_codes()
+        if (c >> 8) & 0xFF == king_here
+    }
     for c in pos.pseudo_codes():
         kind = pos.to_move(c).kind
         if kind is MoveKind.CASTLING:
@@ -38,6 +46,8 @@ def _all_legal_by_trying(pos: Position) -> list[int]:
         ok = king >= 0 and not pos.attacked(king, side ^ 1)
         ok = ok and not (facing and pos.kings_facing())
         pos.pop_code()
+        if ok and makpong and c & 0xFF == pos.kings[pos.side]:
+            ok = checkers == {(c >> 8) & 0xFF}  # Makpong: only the one checker is taken
         if ok:
             out.append(c)
     return out

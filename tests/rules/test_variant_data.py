@@ -22,6 +22,7 @@ CATALOGUE = {
     "grand-tamerlane", "grand-courier", "grand-chu", "asean", "shatar",
     "xiangqi", "minixiangqi", "manchu",
     "janggi", "janggicasual", "janggimodern", "janggitraditional",
+    "makruk", "makpong", "cambodian", "ai-wok",
 }  # fmt: skip
 
 
