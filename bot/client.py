@@ -18,7 +18,7 @@ from bot.cogs.common import send_error
 from bot.loops import DueLoop
 from bot.service import Clock, GameService, SystemClock, consequences, tournaments, variants
 from bot.service.backups import BackupPlan, BackupService
-from bot.service.effects import EffectRegistry, EffectRunner
+from bot.service.effects import EffectRegistry, EffectRunner, default_owner
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.inputs import MAX_OPTION_LENGTH, OddTextError, odd_text
 from bot.service.opponent import EngineConfig, OpponentService
@@ -26,7 +26,6 @@ from bot.service.opponent import install as install_opponent
 from bot.service.opponent import install_handler as install_engine_moves
 from bot.service.pictures import Pictures, RendererPictures
 from bot.service.searchpool import SearchPool
-from bot.service.timers import DEFAULT_LEASE_SECONDS as TIMER_LEASE_SECONDS
 from bot.service.timers import TimerService
 from bot.service.tournaments import TournamentService
 from bot.ui.format import DEFAULT_MENTIONS
@@ -36,6 +35,9 @@ from storage.effects import DEFAULT_LEASE_SECONDS as EFFECT_LEASE_SECONDS
 from storage.instance import InstanceLock
 
 log = logging.getLogger("fairypost.client")
+
+POLL_SECONDS = 2.0
+"""On PostgreSQL the loops look at the shared database at least this often (`bot.loops`)."""
 
 
 def intents() -> discord.Intents:
@@ -128,12 +130,15 @@ class FairyPost(commands.AutoShardedBot):
         self.clock = clock or SystemClock()
         self._pictures = pictures
         self._lease_seconds = lease_seconds
+        """How long an effect claimed by this process stays its own without renewal (None:
+        the default); what another process waits before taking over the claims of a process
+        that hangs (a dead one's are taken over at once on PostgreSQL)."""
         self.engine_config = engine or EngineConfig()
         self._opponent: OpponentService | None = None
         self._pool: SearchPool | None = None
         self._engine_loops: list[DueLoop] = []
-        """How long a timer or effect claimed by this process stays its own (None: the
-        defaults); what another process waits before taking over the claims of a dead one."""
+        self.instance = ""
+        self._poll: float | None = None
         self._storage: Storage | None = None
         self._service: GameService | None = None
         self._tournaments: TournamentService | None = None
@@ -191,8 +196,18 @@ class FairyPost(commands.AutoShardedBot):
         self._tournaments = TournamentService(self._service)
         tournaments.install(registry, self._tournaments)
         announce_tournaments.install(registry, self, self._tournaments)
+        # This process's name: its workers' claims are `<instance>/<worker>`, and on
+        # PostgreSQL the instance lock it holds tells other processes it is alive.
+        self.instance = default_owner()
+        shared = self._storage.dialect == "postgresql"
+        self._poll = POLL_SECONDS if shared else None
+        if shared and not await self._storage.hold_instance(self.instance):
+            log.warning("could not take the instance lock: claims wait for their leases")
         runner = EffectRunner(
-            registry, self.clock, lease_seconds=self._lease_seconds or EFFECT_LEASE_SECONDS
+            registry,
+            self.clock,
+            owner=f"{self.instance}/effects",
+            lease_seconds=self._lease_seconds or EFFECT_LEASE_SECONDS,
         )
         self.effect_runner = runner
         exclusive = self._lock is not None and self._lock.held
@@ -206,13 +221,23 @@ class FairyPost(commands.AutoShardedBot):
             finally:
                 resumed.set()
 
+        storage = self._storage
+
+        async def effects_pass() -> int:
+            if shared:
+                await storage.hold_instance(self.instance)  # a lost connection is replaced
+            return await runner.run_due()
+
         self._effects = DueLoop(
-            "effects", runner.run_due, runner.next_due_at, self.clock, before_first_pass=resume
+            "effects",
+            effects_pass,
+            runner.next_due_at,
+            self.clock,
+            before_first_pass=resume,
+            poll=self._poll,
         )
         self._start_engine(resumed)
-        timers = TimerService(
-            self._storage, self.clock, lease_seconds=self._lease_seconds or TIMER_LEASE_SECONDS
-        )
+        timers = TimerService(self._storage, self.clock)
         effects = self._effects
 
         async def timer_pass() -> int:
@@ -221,16 +246,16 @@ class FairyPost(commands.AutoShardedBot):
                 effects.poke()
             return handled
 
-        async def resume_timers() -> None:
+        async def ready() -> None:
             await self.wait_until_ready()
-            await timers.resume(exclusive=exclusive)
 
         self._timers = DueLoop(
             "timers",
             timer_pass,
             timers.next_due_at,
             self.clock,
-            before_first_pass=resume_timers,
+            before_first_pass=ready,
+            poll=self._poll,
         )
         for extension in EXTENSIONS:
             await self.load_extension(extension)
@@ -272,6 +297,7 @@ class FairyPost(commands.AutoShardedBot):
             runner = EffectRunner(
                 registry,
                 self.clock,
+                owner=f"{self.instance}/engine-{number + 1}",
                 lease_seconds=self._lease_seconds or EFFECT_LEASE_SECONDS,
                 batch=1,
             )
@@ -287,6 +313,7 @@ class FairyPost(commands.AutoShardedBot):
                 runner.next_due_at,
                 self.clock,
                 before_first_pass=resume,
+                poll=self._poll,
             )
             effects.follow(loop)
             self._engine_loops.append(loop)

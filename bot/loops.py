@@ -4,6 +4,13 @@ Each loop runs one pass (handle everything due now), asks when the next item fal
 sleeps until then, or until poked (after anything that may have made an earlier item: a
 move, a setting, a new effect). A failed pass is logged and tried again a minute later. On
 start, the first pass handles whatever fell due while the bot was down.
+
+With `poll` (several processes on PostgreSQL) a loop never sleeps longer than that: another
+process may have recorded earlier work (a deadline, an effect) and then died before
+carrying it out, and nothing else would wake this one. A pass of the effects loop also takes
+over the claims of processes that are gone. (LISTEN/NOTIFY could wake the loops at once,
+but NOTIFY serialises the commits of every transaction that sends one, including the
+fsync: a move would pay for it, while a look every few seconds costs one indexed query.)
 """
 
 from __future__ import annotations
@@ -30,8 +37,10 @@ class DueLoop:
         clock: Clock,
         *,
         before_first_pass: Callable[[], Awaitable[object]] | None = None,
+        poll: float | None = None,
     ) -> None:
         self.name = name
+        self.poll = poll
         self._run_pass = run_pass
         self._next_due_at = next_due_at
         self._before = before_first_pass
@@ -82,7 +91,8 @@ class DueLoop:
                 due = self.clock.now() + RETRY_AFTER_ERROR
             self.handled += handled
             self.passes += 1
-            delay = MAX_SLEEP if due is None else max(0.0, min(MAX_SLEEP, due - self.clock.now()))
+            longest = MAX_SLEEP if self.poll is None else self.poll
+            delay = longest if due is None else max(0.0, min(longest, due - self.clock.now()))
             if delay <= 0:
                 if handled:
                     await asyncio.sleep(0)  # more is due: go round, letting others run first

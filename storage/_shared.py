@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from storage import _rows
-from storage.clock import reminder_times, split_by_year, turn_allowance
-from storage.db import Tx
+from storage.clock import reminder_times, split_by_year
+from storage.db import Reader, Tx
 from storage.errors import (
     GameEndedError,
     GameLostOnTimeError,
@@ -14,7 +14,8 @@ from storage.errors import (
     GameNotFoundError,
 )
 from storage.models import (
-    Clock,
+    DueItem,
+    DueKind,
     EventKind,
     Game,
     NotificationKind,
@@ -28,7 +29,7 @@ from storage.models import (
 GAME_SELECT = "SELECT * FROM games"
 
 
-async def fetch_game(tx: Tx, game_id: int) -> Game:
+async def fetch_game(tx: Reader, game_id: int) -> Game:
     """The game; in a write transaction its row stays locked until COMMIT (PostgreSQL), so
     whatever the caller decides from it still holds when it writes."""
     row = await tx.one(f"{GAME_SELECT} WHERE id = ?{tx.for_update}", (game_id,))
@@ -76,43 +77,38 @@ async def ensure_players(tx: Tx, user_ids: Iterable[int], now: int) -> None:
 
 
 async def start_turn(
-    tx: Tx, *, game_id: int, ply: int, user_id: int, clock: Clock, bank: int, now: int
-) -> tuple[int | None, int | None]:
-    """Begins the turn of `user_id` at `ply`: returns the game's new (deadline_at,
-    paused_remaining) and replaces the game's notifications with this turn's."""
+    tx: Tx, *, game: Game, ply: int, user_id: int, bank: int, now: int
+) -> tuple[int | None, int | None, StorageEvent | None]:
+    """Begins the turn of `user_id` at `ply` of `game` (a game being created; guarded
+    writes do this in their plan, `storage.plans`): returns the game's new (deadline_at,
+    paused_remaining), replaces the game's notifications with this turn's, and returns the
+    turn notice's event (None when the player wants none), to emit once the game row is
+    written: the notice is an effect of this transaction, not a timer."""
+    from storage.plans import player_state, turn_clock, turn_notifications
+
     row = await tx.one(
-        "SELECT turn_notices, reminder_offsets, vacation_started_at FROM players WHERE user_id = ?",
+        "SELECT user_id, turn_notices, reminder_offsets, vacation_started_at, vacation_ends_at "
+        "FROM players WHERE user_id = ?",
         (user_id,),
     )
     if row is None:  # pragma: no cover - foreign keys guarantee the row
-        raise GameNotFoundError(game_id)
-    allowance = turn_allowance(clock, bank)
-    deadline: int | None = None
-    paused: int | None = None
-    if allowance is not None:
-        if row["vacation_started_at"] is not None:
-            paused = allowance
-        else:
-            deadline = now + allowance
-    await tx.run("DELETE FROM notifications WHERE game_id = ?", (game_id,))
-    if row["turn_notices"]:
-        await tx.run(
-            "INSERT INTO notifications (game_id, ply, kind, offset_seconds, user_id, due_at) "
-            "VALUES (?, ?, ?, 0, ?, ?)",
-            (game_id, ply, NotificationKind.TURN.value, user_id, now),
-        )
-    if deadline is not None:
-        offsets = _rows.parse_offsets(row["reminder_offsets"])
-        await schedule_reminders(
-            tx,
-            game_id=game_id,
-            ply=ply,
-            user_id=user_id,
-            deadline_at=deadline,
-            offsets=offsets,
-            now=now,
-        )
-    return deadline, paused
+        raise GameNotFoundError(game.id)
+    player = player_state(row)
+    deadline, paused = turn_clock(game, bank, player, now)
+    await tx.run("DELETE FROM notifications WHERE game_id = ?", (game.id,))
+    await tx.many(
+        "INSERT INTO notifications (game_id, ply, kind, offset_seconds, user_id, due_at, sent_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (n.game_id, n.ply, n.kind, n.offset_seconds, n.user_id, n.due_at, n.sent_at)
+            for n in turn_notifications(game.id, ply, player, deadline, now)
+        ],
+    )
+    notice = None
+    if player.turn_notices:
+        due = DueItem(DueKind.TURN_NOTICE, now, user_id, game.id, ply)
+        notice = StorageEvent(EventKind.NOTICE_DUE, now, due=due, ply=ply)
+    return deadline, paused, notice
 
 
 async def schedule_reminders(
@@ -259,37 +255,14 @@ async def finish_game(
     """Ends `game` as seen at its current ply; `outcome=None` aborts it (`abort_detail`
     says why, when a moderator cancels it). Compare-and-set on status and ply, so a game
     can never end twice. Emits `GAME_ENDED` (`part_of` the larger event that ended it, if
-    any: a withdrawal, a round's deadline)."""
-    if outcome is None:
-        why = _rows.check_text(
-            "the end detail", abort_detail, max_len=_rows.MAX_DETAIL, allow_empty=True
-        )
-        values: tuple[object, ...] = ("aborted", None, "aborted", why)
-    else:
-        detail = _rows.check_text(
-            "the end detail", outcome.detail, max_len=_rows.MAX_DETAIL, allow_empty=True
-        )
-        values = ("finished", outcome.result.value, outcome.termination.value, detail)
-    changed = await tx.run(
-        "UPDATE games SET status = ?, result = ?, termination = ?, end_detail = ?, "
-        "deadline_at = NULL, paused_remaining = NULL, ended_at = ?, "
-        "updated_at = greatest(updated_at, ?) "
-        "WHERE id = ? AND status = 'active' AND ply_count = ?",
-        (*values, now, now, game.id, game.ply_count),
-    )
-    if changed != 1:  # pragma: no cover - the write lock makes the read above current
-        raise GameMovedOnError(game.id, game.ply_count)
-    await lapse_requests(tx, game.id, now)
-    await tx.run("DELETE FROM notifications WHERE game_id = ?", (game.id,))
-    await drop_conditional_moves(tx, game.id)
-    ended = await fetch_game(tx, game.id)
-    tx.emit(
-        StorageEvent(
-            EventKind.GAME_ENDED,
-            now,
-            game=ended,
-            ply=ended.ply_count,
-            actor_id=actor_id,
-            part_of=part_of,
-        )
-    )
+    any: a withdrawal, a round's deadline). The same step as every guarded ending
+    (`storage.plans.Builder.finish`), written in the caller's transaction."""
+    from storage.apply import apply_plan
+    from storage.plans import Builder, Snapshot
+
+    current = await fetch_game(tx, game.id)  # with what the caller wrote since it read it
+    if current.status is not game.status or current.ply_count != game.ply_count:
+        raise GameMovedOnError(game.id, game.ply_count, current.ply_count)
+    builder = Builder(Snapshot(current, {}), now)
+    builder.finish(outcome, actor_id=actor_id, abort_detail=abort_detail, part_of=part_of)
+    await apply_plan(tx, builder.plan())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from storage import _rows, _shared
-from storage.db import Database, Tx
+from storage.db import Database, Reader, Tx
 from storage.engine import UNKNOWN_ENGINE_VERSION, Engine
 from storage.errors import (
     ChallengeExpiredError,
@@ -77,8 +77,7 @@ class Challenges:
             return await self._fetch(tx, challenge_id)
 
     async def get(self, challenge_id: int) -> Challenge:
-        async with self._db.transaction(write=False) as tx:
-            return await self._fetch(tx, challenge_id)
+        return await self._fetch(self._db, challenge_id)
 
     async def set_message(self, challenge_id: int, message_id: int | None) -> Challenge:
         """Records the message carrying the challenge's buttons."""
@@ -176,13 +175,16 @@ class Challenges:
             rows = await tx.all(f"{_SELECT} WHERE {' AND '.join(clauses)} ORDER BY c.id", params)
         return [_rows.challenge(row) for row in rows]
 
-    async def expire_due(self, now: int) -> list[Challenge]:
-        """Marks every open challenge whose time is up as expired and returns them, so the
-        bot can update their messages. Each is returned by exactly one call."""
+    async def expire_due(self, now: int, *, limit: int = 100) -> list[Challenge]:
+        """Marks up to `limit` open challenges whose time is up as expired and returns them,
+        so the bot can update their messages. Each is returned by exactly one call: the rows
+        are taken `FOR UPDATE SKIP LOCKED` (another process's are left to it)."""
+        _rows.check_positive("the limit", limit)
         async with self._db.transaction() as tx:
             rows = await tx.all(
-                "SELECT id FROM challenges WHERE status = 'open' AND expires_at <= ? ORDER BY id",
-                (now,),
+                "SELECT id FROM challenges WHERE status = 'open' AND expires_at <= ? "
+                f"ORDER BY id LIMIT ?{tx.skip_locked}",
+                (now, limit),
             )
             out = []
             for row in rows:
@@ -217,7 +219,7 @@ class Challenges:
             raise ChallengeNotOpenError(challenge.id, "answered")
 
     @staticmethod
-    async def _fetch(tx: Tx, challenge_id: int) -> Challenge:
+    async def _fetch(tx: Reader, challenge_id: int) -> Challenge:
         row = await tx.one(f"{_SELECT} WHERE c.id = ?", (challenge_id,))
         if row is None:
             raise ChallengeNotFoundError(challenge_id)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from storage import _rows, _shared
-from storage.db import Database, Row, Tx
+from storage.db import Database, Reader, Row, Tx
 from storage.effects import record_effects
 from storage.errors import ConflictError, InvalidValueError, NotAParticipantError, RefusedError
 from storage.models import NewEffect
@@ -128,7 +128,7 @@ def _check(branch: Branch) -> Branch:
     return branch
 
 
-async def _rows_of(tx: Tx, game_id: int) -> list[Row]:
+async def _rows_of(tx: Reader, game_id: int) -> list[Row]:
     return await tx.all(
         "SELECT * FROM conditional_moves WHERE game_id = ? ORDER BY seq, node, reply", (game_id,)
     )
@@ -169,19 +169,17 @@ class Conditionals:
 
     async def tree(self, game_id: int, owner_id: int) -> ConditionalTree:
         """`owner_id`'s conditional moves in the game (empty if none): only theirs."""
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all(
-                "SELECT * FROM conditional_moves WHERE game_id = ? AND owner_id = ? "
-                "ORDER BY seq, node, reply",
-                (game_id, owner_id),
-            )
+        rows = await self._db.all(
+            "SELECT * FROM conditional_moves WHERE game_id = ? AND owner_id = ? "
+            "ORDER BY seq, node, reply",
+            (game_id, owner_id),
+        )
         return ConditionalTree(game_id, owner_id, tuple(_branch(row) for row in rows))
 
     async def waiting(self, game_id: int) -> ConditionalTree | None:
         """The tree of whoever has one in the game (the player waiting for the opponent):
         for the move path only, which plays the answers and never shows them."""
-        async with self._db.transaction(write=False) as tx:
-            rows = await _rows_of(tx, game_id)
+        rows = await _rows_of(self._db, game_id)
         if not rows:
             return None
         owner = int(rows[0]["owner_id"])

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from storage.dialect import DialectName
 from storage.errors import InvalidValueError, StorageError
@@ -107,14 +107,24 @@ def keeps_transaction(exc: BaseException) -> bool:
 
 
 class Database(ABC):
-    """An open database: transactions, schema version, migrations and health checks."""
+    """An open database: transactions, schema version, migrations and health checks. Its
+    `one`, `all` and `scalar` read like a read-only `Tx` (for one statement), so a helper
+    that reads with a `Reader` works in a transaction and outside one."""
 
     dialect: DialectName
     target: str
     """What to show an operator: the file path, or the URL without a password."""
 
+    for_update = ""
+    """Outside a transaction nothing is locked (see `Tx.for_update`)."""
+    skip_locked = ""
+
     on_events: EventHook | None = None
     """Set by `Storage` to the effect rules: turns a transaction's events into effects."""
+
+    effect_rows_of: Callable[[Sequence[StorageEvent]], list[tuple[object, ...]]] | None = None
+    """The same rules, for a write that records its effects itself (`storage.apply`): the
+    rows (`storage.effects.effect_row`) the rules make of these events."""
 
     async def before_commit(self, tx: Tx) -> None:
         """Backends call this inside every write transaction just before COMMIT."""
@@ -127,6 +137,38 @@ class Database(ABC):
         """A write transaction (default) or a consistent read snapshot, committed at the end
         of the block and rolled back on any error or cancellation. Constraint violations
         become `InvalidValueError`."""
+
+    @abstractmethod
+    async def one(self, sql: str, params: Params = ()) -> Row | None:
+        """A read of one statement outside any transaction block (a statement always sees
+        one consistent state): on PostgreSQL one round trip instead of BEGIN, the statement
+        and COMMIT."""
+
+    @abstractmethod
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        """Like `one`, every row."""
+
+    async def scalar(self, sql: str, params: Params = ()) -> Any:
+        row = await self.one(sql, params)
+        return None if row is None else row[0]
+
+    @abstractmethod
+    async def returning(self, sql: str, params: Params = ()) -> list[Row]:
+        """A write of one statement that needs nothing else in its transaction (a claim, a
+        compare-and-set on an effect), atomic by itself: the rows of its RETURNING clause.
+        On PostgreSQL one round trip; on SQLite a BEGIN IMMEDIATE transaction of its own,
+        as every write."""
+
+    async def run(self, sql: str, params: Params = ()) -> int:
+        """Like `returning`, for a statement without RETURNING: how many rows it changed."""
+        async with self.transaction() as tx:
+            return await tx.run(sql, params)
+
+    async def hold_instance(self, name: str) -> bool:
+        """Proves to other processes that the process named `name` runs (PostgreSQL: a
+        session advisory lock, `Effects.release_dead`). SQLite needs none: one process holds
+        the file (`storage.instance`)."""
+        return True
 
     @abstractmethod
     async def close(self) -> None: ...
@@ -144,6 +186,10 @@ class Database(ABC):
 
     @abstractmethod
     async def foreign_key_check(self) -> list[tuple[str, int | None, str]]: ...
+
+
+Reader: TypeAlias = Tx | Database
+"""A transaction, or the database itself for a read of one statement."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,25 +11,18 @@ import asyncio
 import dataclasses
 import logging
 
-from storage import _rows, _shared
-from storage.clock import bank_after_move
+from storage import _rows, _shared, plans
+from storage.apply import GameWriter
 from storage.conditional import ConditionalPlan
-from storage.conditional import after_move as after_conditional_move
 from storage.db import Database, Tx
 from storage.engine import UNKNOWN_ENGINE_VERSION, Engine, replay_game
 from storage.errors import (
-    AbortNotAllowedError,
-    DeadlineNotReachedError,
-    GameMovedOnError,
     GameReplayError,
     InvalidValueError,
-    NotAParticipantError,
-    NotYourTurnError,
 )
 from storage.models import (
     AppendedMove,
     ArchivedMove,
-    Color,
     EventKind,
     Game,
     GameStatus,
@@ -87,23 +80,32 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
             new.engine_level,
         ),
     )
-    deadline, paused = await _shared.start_turn(
-        tx, game_id=game_id, ply=0, user_id=new.white_id, clock=new.clock, bank=0, now=now
+    deadline, paused, notice = await _shared.start_turn(
+        tx,
+        game=await _shared.fetch_game(tx, game_id),
+        ply=0,
+        user_id=new.white_id,
+        bank=0,
+        now=now,
     )
     await tx.run(
         "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
         (deadline, paused, game_id),
     )
-    tx.emit(StorageEvent(EventKind.GAME_STARTED, now, game=await _shared.fetch_game(tx, game_id)))
+    game = await _shared.fetch_game(tx, game_id)
+    tx.emit(StorageEvent(EventKind.GAME_STARTED, now, game=game))
+    if notice is not None:
+        tx.emit(dataclasses.replace(notice, game=game))
     return game_id
 
 
 class Games:
     """Games, moves and endings. Obtain it as `Storage.games`."""
 
-    def __init__(self, db: Database, engine: Engine | None) -> None:
+    def __init__(self, db: Database, engine: Engine | None, writer: GameWriter) -> None:
         self._db = db
         self._engine = engine
+        self._writer = writer
 
     @property
     def _engine_version(self) -> str:
@@ -120,30 +122,26 @@ class Games:
     async def get(self, game_id: int) -> Game:
         """The game, with its cached position verified first if a different rules engine
         version wrote it. Raises `GameNotFoundError`."""
-        async with self._db.transaction(write=False) as tx:
-            game = await _shared.fetch_game(tx, game_id)
+        game = await _shared.fetch_game(self._db, game_id)
         return await self._verified(game)
 
     async def find_by_thread(self, thread_id: int) -> Game | None:
         """The game played in a Discord thread, verified like `get`; None if it is not one."""
-        async with self._db.transaction(write=False) as tx:
-            row = await tx.one(f"{_shared.GAME_SELECT} WHERE thread_id = ?", (thread_id,))
+        row = await self._db.one(f"{_shared.GAME_SELECT} WHERE thread_id = ?", (thread_id,))
         return None if row is None else await self._verified(_rows.game(row))
 
     async def find_by_challenge(self, challenge_id: int) -> Game | None:
-        async with self._db.transaction(write=False) as tx:
-            row = await tx.one(f"{_shared.GAME_SELECT} WHERE challenge_id = ?", (challenge_id,))
+        row = await self._db.one(f"{_shared.GAME_SELECT} WHERE challenge_id = ?", (challenge_id,))
         return None if row is None else await self._verified(_rows.game(row))
 
     async def list_active(self, user_id: int) -> list[Game]:
         """The player's games in progress, the ones waiting for them first, then by deadline.
         Positions are the cached ones (not verified): this is a listing."""
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all(
-                f"{_shared.GAME_SELECT} WHERE status = 'active' AND white_id = ? "
-                f"UNION ALL {_shared.GAME_SELECT} WHERE status = 'active' AND black_id = ?",
-                (user_id, user_id),
-            )
+        rows = await self._db.all(
+            f"{_shared.GAME_SELECT} WHERE status = 'active' AND white_id = ? "
+            f"UNION ALL {_shared.GAME_SELECT} WHERE status = 'active' AND black_id = ?",
+            (user_id, user_id),
+        )
         games = [_rows.game(row) for row in rows]
         games.sort(
             key=lambda g: (
@@ -176,10 +174,9 @@ class Games:
     async def list_without_thread(self) -> list[Game]:
         """Active games whose thread was never recorded (the bot stopped between accepting
         and creating the thread): the bot creates them on start-up."""
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all(
-                f"{_shared.GAME_SELECT} WHERE status = 'active' AND thread_id IS NULL ORDER BY id"
-            )
+        rows = await self._db.all(
+            f"{_shared.GAME_SELECT} WHERE status = 'active' AND thread_id IS NULL ORDER BY id"
+        )
         return [_rows.game(row) for row in rows]
 
     async def list_engine_to_move(self) -> list[Game]:
@@ -203,13 +200,11 @@ class Games:
         return game, [_rows.move(row) for row in rows]
 
     async def list_all_ids(self) -> list[int]:
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all("SELECT id FROM games ORDER BY id")
+        rows = await self._db.all("SELECT id FROM games ORDER BY id")
         return [int(row[0]) for row in rows]
 
     async def list_active_ids(self) -> list[int]:
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all("SELECT id FROM games WHERE status = 'active' ORDER BY id")
+        rows = await self._db.all("SELECT id FROM games WHERE status = 'active' ORDER BY id")
         return [int(row[0]) for row in rows]
 
     async def set_thread(self, game_id: int, thread_id: int | None) -> Game:
@@ -235,17 +230,16 @@ class Games:
 
     async def moves(self, game_id: int) -> list[Move]:
         """The moves of the game in order (ply 1 first)."""
-        async with self._db.transaction(write=False) as tx:
-            await _shared.fetch_game(tx, game_id)
-            rows = await tx.all("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))
+        rows = await self._db.all("SELECT * FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))
+        if not rows:
+            await _shared.fetch_game(self._db, game_id)  # no moves yet, or no such game?
         return [_rows.move(row) for row in rows]
 
     async def archived_moves(self, game_id: int) -> list[ArchivedMove]:
         """Moves removed by takebacks, oldest takeback first."""
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all(
-                "SELECT * FROM archived_moves WHERE game_id = ? ORDER BY id", (game_id,)
-            )
+        rows = await self._db.all(
+            "SELECT * FROM archived_moves WHERE game_id = ? ORDER BY id", (game_id,)
+        )
         return [_rows.archived_move(row) for row in rows]
 
     async def append_move(
@@ -260,126 +254,36 @@ class Games:
         answer: NewMove | None = None,
     ) -> AppendedMove:
         """Records a validated move as ply `expected_ply + 1` and updates the game row in the
-        same transaction. Raises `GameMovedOnError` if the game is no longer at
-        `expected_ply`, `GameEndedError` if it is over, `NotYourTurnError`, and
-        `GameLostOnTimeError` when the clock ran out first (the loss is committed).
+        same write. Raises `GameMovedOnError` if the game is no longer at `expected_ply`,
+        `GameEndedError` if it is over, `NotYourTurnError`, and `GameLostOnTimeError` when
+        the clock ran out first (the loss is committed).
 
         `conditional` is what the move does to the waiting player's conditional moves (see
         `storage.conditional`; without it they are dropped), and `answer` that player's
-        conditional answer, recorded as the next ply in the same transaction: nothing can
-        come between the two moves, and the opponent's turn starts after the answer."""
-        self._check_move(move)
+        conditional answer, recorded as the next ply in the same write: nothing can come
+        between the two moves, and the opponent's turn starts after the answer. The next
+        player's turn notice is an effect of the same write (`NOTICE_DUE`)."""
+        plans.check_move(move)
         if answer is not None:
-            self._check_move(answer)
+            plans.check_move(answer)
             if conditional is None or conditional.owner_id is None:
                 raise InvalidValueError("a conditional answer needs the plan it comes from")
-        async with self._db.transaction() as tx:
-            # A passed deadline first (the loss on time commits, nothing else does); then the
-            # waiting player's tree, checked against the service's read before the move,
-            # which drops it if it ends the game.
-            await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
-            await after_conditional_move(tx, game_id, conditional, now)
-            appended = await self._append(tx, game_id, user_id, expected_ply, move, now)
-            if answer is not None:
-                assert conditional is not None and conditional.owner_id is not None
-                answered = await self._append(
-                    tx, game_id, conditional.owner_id, expected_ply + 1, answer, now
-                )
-                appended = AppendedMove(answered.game, appended.move, answered.move)
-        return appended
-
-    def _check_move(self, move: NewMove) -> None:
-        _rows.check_text("the move notation", move.notation, max_len=64)
-        _rows.check_token("the coordinate move", move.coordinate, max_len=32)
-        _rows.hash_text(move.position_hash)
-        _rows.check_text("the position text", move.position_text, max_len=_rows.MAX_POSITION)
-        if move.outcome is not None:
-            self._check_outcome(move.outcome)
-
-    async def _append(
-        self, tx: Tx, game_id: int, user_id: int, expected_ply: int, move: NewMove, now: int
-    ) -> AppendedMove:
-        """One move inside the caller's transaction (see `append_move`)."""
-        notation, coordinate = move.notation, move.coordinate
-        position_hash = _rows.hash_text(move.position_hash)
-        game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
-        mover = game.color_of(user_id)
-        if mover is None:
-            raise NotAParticipantError(user_id)
-        if mover is not game.turn:
-            raise NotYourTurnError(user_id)
-        ply = expected_ply + 1
-        banks = {Color.WHITE: game.white_bank, Color.BLACK: game.black_bank}
-        if game.deadline_at is not None:
-            banks[mover] = bank_after_move(game.clock, game.deadline_at - now)
-        elif game.paused_remaining is not None:
-            banks[mover] = bank_after_move(game.clock, game.paused_remaining)
-        await tx.run(
-            "INSERT INTO moves (game_id, ply, color, notation, coordinate, position_hash, "
-            "made_at, conditional) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                game_id,
-                ply,
-                mover.value,
-                notation,
-                coordinate,
-                position_hash,
-                now,
-                int(move.conditional),
-            ),
-        )
-        next_turn = move.turn_after or mover.other
-        changed = await tx.run(
-            "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "
-            "turn = ?, white_bank = ?, black_bank = ?, deadline_at = NULL, "
-            "paused_remaining = NULL, updated_at = greatest(updated_at, ?), "
-            "revision = revision + 1 WHERE id = ? AND status = 'active' AND ply_count = ?",
-            (
-                ply,
-                move.position_text,
-                self._engine_version,
-                next_turn.value,
-                banks[Color.WHITE],
-                banks[Color.BLACK],
-                now,
-                game_id,
+        version = self._engine_version
+        plan = await self._writer.write(
+            game_id,
+            lambda snapshot: plans.move_plan(
+                snapshot,
+                user_id,
                 expected_ply,
+                move,
+                now,
+                version,
+                conditional=conditional,
+                answer=answer,
             ),
+            now=now,
         )
-        if changed != 1:  # pragma: no cover - the write lock makes the read current
-            raise GameMovedOnError(game_id, expected_ply)
-        await _shared.lapse_requests(tx, game_id, now, offered_by=user_id)
-        game = await _shared.fetch_game(tx, game_id)
-        if move.outcome is not None:
-            await _shared.finish_game(tx, game, move.outcome, now, actor_id=user_id)
-        else:
-            deadline, paused = await _shared.start_turn(
-                tx,
-                game_id=game_id,
-                ply=ply,
-                user_id=game.player_id(next_turn),
-                clock=game.clock,
-                bank=banks[next_turn],
-                now=now,
-            )
-            await tx.run(
-                "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
-                (deadline, paused, game_id),
-            )
-            tx.emit(
-                StorageEvent(
-                    EventKind.MOVE_PLAYED,
-                    now,
-                    game=await _shared.fetch_game(tx, game_id),
-                    ply=ply,
-                    actor_id=user_id,
-                )
-            )
-        game = await _shared.fetch_game(tx, game_id)
-        recorded = Move(
-            game_id, ply, mover, notation, coordinate, position_hash, now, move.conditional
-        )
-        return AppendedMove(game=game, move=recorded)
+        return AppendedMove(plan.after, plan.extra["move"], plan.extra.get("answer"))
 
     # --- endings -----------------------------------------------------------------------
 
@@ -387,37 +291,26 @@ class Games:
         self, game_id: int, user_id: int, now: int, *, expected_ply: int | None = None
     ) -> Game:
         """`user_id` resigns; with `expected_ply`, only if the game is still there."""
-        async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
-            color = game.color_of(user_id)
-            if color is None:
-                raise NotAParticipantError(user_id)
-            outcome = Outcome(Result.win_for(color.other), Termination.RESIGNATION)
-            await _shared.finish_game(tx, game, outcome, now, actor_id=user_id)
-            return await _shared.fetch_game(tx, game_id)
+        plan = await self._writer.write(
+            game_id, lambda s: plans.resign_plan(s, user_id, now, expected_ply), now=now
+        )
+        return plan.after
 
     async def abort(self, game_id: int, user_id: int, now: int) -> Game:
         """Ends the game without result, allowed until both sides have made a move."""
-        async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, None, now=now)
-            if game.color_of(user_id) is None:
-                raise NotAParticipantError(user_id)
-            sides = await tx.scalar(
-                "SELECT count(DISTINCT color) FROM moves WHERE game_id = ?", (game_id,)
-            )
-            if int(sides) >= 2:
-                raise AbortNotAllowedError(game_id)
-            await _shared.finish_game(tx, game, None, now, actor_id=user_id)
-            return await _shared.fetch_game(tx, game_id)
+        plan = await self._writer.write(
+            game_id, lambda s: plans.abort_plan(s, user_id, now), now=now
+        )
+        return plan.after
 
     async def end(self, game_id: int, expected_ply: int, outcome: Outcome, now: int) -> Game:
         """Ends the game as decided elsewhere (the rules engine after the fact, an
         adjudication). Guarded like a move."""
-        self._check_outcome(outcome)
-        async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, expected_ply, now=now)
-            await _shared.finish_game(tx, game, outcome, now)
-            return await _shared.fetch_game(tx, game_id)
+        plans.check_outcome(outcome)
+        plan = await self._writer.write(
+            game_id, lambda s: plans.end_plan(s, expected_ply, outcome, now), now=now
+        )
+        return plan.after
 
     async def claim_timeout(
         self,
@@ -431,16 +324,13 @@ class Games:
         """Ends the game on time if its deadline has passed at `expected_ply`. By default the
         player to move loses; pass `result` when the rules say otherwise (a draw when the
         opponent could never win)."""
-        async with self._db.transaction() as tx:
-            game = await _shared.fetch_active_game(tx, game_id, expected_ply)
-            if game.deadline_at is None or now < game.deadline_at:
-                raise DeadlineNotReachedError(game_id, game.deadline_at)
-            winner = game.turn.other
-            if not detail and result is None:
-                detail = f"{winner.value} wins on time"
-            outcome = Outcome(result or Result.win_for(winner), Termination.TIMEOUT, detail)
-            await _shared.finish_game(tx, game, outcome, now)
-            return await _shared.fetch_game(tx, game_id)
+        plan = await self._writer.write(
+            game_id,
+            lambda s: plans.timeout_plan(s, expected_ply, now, result=result, detail=detail),
+            now=now,
+            settle=False,
+        )
+        return plan.after
 
     async def settle(self, game_id: int, now: int) -> Game:
         """Writes what the clock decided by `now` (a vacation that ran out, a loss on time)
@@ -482,8 +372,7 @@ class Games:
 
     @staticmethod
     def _check_outcome(outcome: Outcome) -> None:
-        if outcome.termination is Termination.ABORTED:
-            raise InvalidValueError("an aborted game has no result; use abort()")
+        plans.check_outcome(outcome)
 
     # --- verification after an engine change -------------------------------------------
 

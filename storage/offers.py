@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from storage import _rows, _shared
-from storage.db import Database, Tx
+from storage import _rows, _shared, plans
+from storage.apply import GameWriter
+from storage.db import Database, Reader, Tx
 from storage.engine import UNKNOWN_ENGINE_VERSION, Engine
 from storage.errors import (
     DrawOfferNotFoundError,
-    GameMovedOnError,
     InvalidValueError,
     NotAParticipantError,
     RefusedError,
@@ -23,16 +23,10 @@ from storage.errors import (
     TakebackNotFoundError,
 )
 from storage.models import (
-    Color,
     DrawOffer,
-    EventKind,
     Game,
-    Outcome,
     RequestStatus,
-    Result,
-    StorageEvent,
     TakebackRequest,
-    Termination,
 )
 
 PENDING = RequestStatus.PENDING.value
@@ -113,11 +107,27 @@ class OfferPosts:
             )
 
 
+async def _pending_game(reader: Reader, what: str, request_id: int) -> int:
+    """The game of a pending draw offer or takeback request (refused if answered)."""
+    table = "draw_offers" if what == "draw offer" else "takeback_requests"
+    row = await reader.one(f"SELECT game_id, status FROM {table} WHERE id = ?", (request_id,))
+    if row is None:
+        raise (
+            DrawOfferNotFoundError(request_id)
+            if table == "draw_offers"
+            else TakebackNotFoundError(request_id)
+        )
+    if row["status"] != PENDING:
+        raise RequestNotPendingError(what, request_id, str(row["status"]))
+    return int(row["game_id"])
+
+
 class DrawOffers:
     """Obtain it as `Storage.draws`."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, writer: GameWriter) -> None:
         self._db = db
+        self._writer = writer
 
     async def offer(self, game_id: int, user_id: int, now: int) -> DrawOffer:
         """Raises `RequestAlreadyPendingError` if an offer (from either side) is waiting."""
@@ -136,27 +146,19 @@ class DrawOffers:
             return await self._fetch(tx, offer_id)
 
     async def get(self, offer_id: int) -> DrawOffer:
-        async with self._db.transaction(write=False) as tx:
-            return await self._fetch(tx, offer_id)
+        return await self._fetch(self._db, offer_id)
 
     async def pending(self, game_id: int) -> DrawOffer | None:
-        async with self._db.transaction(write=False) as tx:
-            return await self._pending(tx, game_id)
+        return await self._pending(self._db, game_id)
 
     async def accept(self, offer_id: int, user_id: int, now: int) -> Game:
         """The opponent of the offerer agrees: the game ends drawn by agreement."""
-        async with self._db.transaction() as tx:
-            offer = await self._fetch_pending(tx, offer_id)
-            game = await _shared.fetch_active_game(tx, offer.game_id, None, now=now)
-            if game.color_of(user_id) is None:
-                raise NotAParticipantError(user_id)
-            if user_id == offer.offered_by:
-                raise RefusedError("you cannot accept your own draw offer")
-            await self._resolve(tx, offer_id, RequestStatus.ACCEPTED, now)
-            await _shared.finish_game(
-                tx, game, Outcome(Result.DRAW, Termination.AGREEMENT), now, actor_id=user_id
-            )
-            return await _shared.fetch_game(tx, game.id)
+        plan = await self._writer.write(
+            lambda reader: _pending_game(reader, "draw offer", offer_id),
+            lambda s: plans.draw_accept_plan(s, offer_id, user_id, now),
+            now=now,
+        )
+        return plan.after
 
     async def decline(self, offer_id: int, user_id: int, now: int) -> DrawOffer:
         """The opponent declines, or the offerer withdraws."""
@@ -188,7 +190,7 @@ class DrawOffers:
             raise RequestNotPendingError("draw offer", offer_id, "answered")
 
     @staticmethod
-    async def _fetch(tx: Tx, offer_id: int) -> DrawOffer:
+    async def _fetch(tx: Reader, offer_id: int) -> DrawOffer:
         row = await tx.one("SELECT * FROM draw_offers WHERE id = ?", (offer_id,))
         if row is None:
             raise DrawOfferNotFoundError(offer_id)
@@ -201,7 +203,7 @@ class DrawOffers:
         return offer
 
     @staticmethod
-    async def _pending(tx: Tx, game_id: int) -> DrawOffer | None:
+    async def _pending(tx: Reader, game_id: int) -> DrawOffer | None:
         row = await tx.one(
             "SELECT * FROM draw_offers WHERE game_id = ? AND status = ?", (game_id, PENDING)
         )
@@ -211,9 +213,10 @@ class DrawOffers:
 class Takebacks:
     """Obtain it as `Storage.takebacks`."""
 
-    def __init__(self, db: Database, engine: Engine | None) -> None:
+    def __init__(self, db: Database, engine: Engine | None, writer: GameWriter) -> None:
         self._db = db
         self._engine = engine
+        self._writer = writer
 
     async def request(self, game_id: int, user_id: int, plies: int, now: int) -> TakebackRequest:
         """Asks the opponent to take back the last `plies` (1 or 2) moves."""
@@ -238,80 +241,25 @@ class Takebacks:
             return await self._fetch(tx, request_id)
 
     async def get(self, request_id: int) -> TakebackRequest:
-        async with self._db.transaction(write=False) as tx:
-            return await self._fetch(tx, request_id)
+        return await self._fetch(self._db, request_id)
 
     async def pending(self, game_id: int) -> TakebackRequest | None:
-        async with self._db.transaction(write=False) as tx:
-            return await self._pending(tx, game_id)
+        return await self._pending(self._db, game_id)
 
     async def accept(self, request_id: int, user_id: int, position_text: str, now: int) -> Game:
         """The opponent agrees: the last plies move to `archived_moves`, the game goes back
         to `position_text` (the caller's replay of the remaining moves) and the clock of the
         side to move restarts. Banks are left as they are."""
         _rows.check_text("the position text", position_text, max_len=_rows.MAX_POSITION)
-        async with self._db.transaction() as tx:
-            request = await self._fetch(tx, request_id)
-            if request.status is not RequestStatus.PENDING:
-                raise RequestNotPendingError("takeback request", request_id, request.status.value)
-            game = await _shared.fetch_active_game(tx, request.game_id, request.ply, now=now)
-            if game.color_of(user_id) is None:
-                raise NotAParticipantError(user_id)
-            if user_id == request.requested_by:
-                raise RefusedError("you cannot accept your own takeback request")
-            changed = await tx.run(
-                "UPDATE takeback_requests SET status = 'accepted', resolved_at = ? "
-                "WHERE id = ? AND status = ?",
-                (now, request_id, PENDING),
-            )
-            if changed != 1:  # pragma: no cover - checked under the same write lock
-                raise RequestNotPendingError("takeback request", request_id, "answered")
-            keep = game.ply_count - request.plies
-            first_removed = await tx.one(
-                "SELECT color FROM moves WHERE game_id = ? AND ply = ?", (game.id, keep + 1)
-            )
-            if first_removed is None:  # pragma: no cover - plies are contiguous
-                raise GameMovedOnError(game.id, request.ply, game.ply_count)
-            turn = Color(first_removed["color"])
-            await tx.run(
-                "INSERT INTO archived_moves (game_id, ply, color, notation, coordinate, "
-                "position_hash, made_at, conditional, takeback_id, archived_at) "
-                "SELECT game_id, ply, color, notation, coordinate, position_hash, made_at, "
-                "conditional, ?, ? FROM moves WHERE game_id = ? AND ply > ? ORDER BY ply",
-                (request_id, now, game.id, keep),
-            )
-            await tx.run("DELETE FROM moves WHERE game_id = ? AND ply > ?", (game.id, keep))
-            await _shared.drop_conditional_moves(tx, game.id)
-            version = self._engine.version if self._engine else UNKNOWN_ENGINE_VERSION
-            changed = await tx.run(
-                "UPDATE games SET ply_count = ?, position_text = ?, engine_version = ?, "
-                "turn = ?, updated_at = greatest(updated_at, ?), revision = revision + 1 "
-                "WHERE id = ? AND status = 'active' AND ply_count = ?",
-                (keep, position_text, version, turn.value, now, game.id, game.ply_count),
-            )
-            if changed != 1:  # pragma: no cover - checked under the same write lock
-                raise GameMovedOnError(game.id, request.ply, game.ply_count)
-            await tx.run(
-                "UPDATE draw_offers SET status = 'lapsed', resolved_at = ? "
-                "WHERE game_id = ? AND status = ?",
-                (now, game.id, PENDING),
-            )
-            deadline, paused = await _shared.start_turn(
-                tx,
-                game_id=game.id,
-                ply=keep,
-                user_id=game.player_id(turn),
-                clock=game.clock,
-                bank=game.bank(turn),
-                now=now,
-            )
-            await tx.run(
-                "UPDATE games SET deadline_at = ?, paused_remaining = ? WHERE id = ?",
-                (deadline, paused, game.id),
-            )
-            updated = await _shared.fetch_game(tx, game.id)
-            tx.emit(StorageEvent(EventKind.TAKEBACK, now, game=updated, ply=keep, actor_id=user_id))
-            return updated
+        version = self._engine.version if self._engine else UNKNOWN_ENGINE_VERSION
+        plan = await self._writer.write(
+            lambda reader: _pending_game(reader, "takeback request", request_id),
+            lambda s: plans.takeback_accept_plan(
+                s, request_id, user_id, position_text, now, version
+            ),
+            now=now,
+        )
+        return plan.after
 
     async def decline(self, request_id: int, user_id: int, now: int) -> TakebackRequest:
         """The opponent declines, or the requester withdraws."""
@@ -342,14 +290,14 @@ class Takebacks:
         return [_rows.takeback(row) for row in rows]
 
     @staticmethod
-    async def _fetch(tx: Tx, request_id: int) -> TakebackRequest:
+    async def _fetch(tx: Reader, request_id: int) -> TakebackRequest:
         row = await tx.one("SELECT * FROM takeback_requests WHERE id = ?", (request_id,))
         if row is None:
             raise TakebackNotFoundError(request_id)
         return _rows.takeback(row)
 
     @staticmethod
-    async def _pending(tx: Tx, game_id: int) -> TakebackRequest | None:
+    async def _pending(tx: Reader, game_id: int) -> TakebackRequest | None:
         row = await tx.one(
             "SELECT * FROM takeback_requests WHERE game_id = ? AND status = ?",
             (game_id, PENDING),

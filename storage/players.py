@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from storage import _rows, _shared
-from storage.db import Database, Tx
+from storage.db import Database, Reader, Tx
 from storage.errors import InvalidValueError, PlayerHasActiveGamesError, PlayerNotFoundError
 from storage.models import (
     Clock,
@@ -43,12 +43,10 @@ class Players:
 
     async def get(self, user_id: int) -> Player:
         """Raises `PlayerNotFoundError` for someone the bot has never seen."""
-        async with self._db.transaction(write=False) as tx:
-            return await self._fetch(tx, user_id)
+        return await self._fetch(self._db, user_id)
 
     async def find(self, user_id: int) -> Player | None:
-        async with self._db.transaction(write=False) as tx:
-            row = await tx.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
+        row = await self._db.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
         return None if row is None else _rows.player(row)
 
     async def set_preferences(
@@ -199,7 +197,7 @@ class Players:
         )
 
     @staticmethod
-    async def _fetch(tx: Tx, user_id: int) -> Player:
+    async def _fetch(tx: Reader, user_id: int) -> Player:
         row = await tx.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
         if row is None:
             raise PlayerNotFoundError(user_id)
@@ -214,8 +212,7 @@ class Guilds:
 
     async def get(self, guild_id: int) -> GuildSettings:
         """The guild's settings, or the defaults if it never changed any."""
-        async with self._db.transaction(write=False) as tx:
-            row = await tx.one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        row = await self._db.one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
         return GuildSettings(guild_id) if row is None else _rows.guild_settings(row)
 
     async def set(self, settings: GuildSettings, now: int) -> GuildSettings:

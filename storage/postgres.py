@@ -37,6 +37,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_POOL_SIZE = 10
+
+POOLER_HINT = (
+    "the database lost a prepared statement ({error}): a connection pooler in transaction "
+    "mode is between Fairy Post and PostgreSQL. Run PgBouncer with pool_mode = session "
+    "(docs/deploy.md, Connection poolers)"
+)
 _MIGRATION_LOCK = "hashtext('fairypost-migrate'), hashtext(current_schema())"
 
 
@@ -63,6 +69,13 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec(
         "numeric", schema="pg_catalog", encoder=str, decoder=_numeric, format="text"
     )
+
+
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """A connection goes back to the pool as it is: the repositories leave no session state
+    behind (no SET, LISTEN or advisory lock outside a transaction), and asyncpg's default
+    reset (`RESET ALL`, `UNLISTEN *`, ...) would cost a round trip every time. An open
+    transaction is still rolled back by asyncpg before this is called."""
 
 
 def _status_count(status: str) -> int:
@@ -118,11 +131,13 @@ class PostgresDatabase(Database):
 
     dialect: DialectName = "postgresql"
 
-    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, url: str, dsn: str = "") -> None:
         self._pool = pool
         self.url = url
+        self._dsn = dsn or url
         self.target = redact(url)
         self._errors = _asyncpg().exceptions
+        self._instance: tuple[str, asyncpg.Connection] | None = None
 
     @classmethod
     async def connect(cls, url: str) -> PostgresDatabase:
@@ -137,54 +152,123 @@ class PostgresDatabase(Database):
                 min_size=1,
                 max_size=size,
                 init=_init_connection,
+                reset=_keep_session,
                 server_settings={"application_name": "fairypost"},
             )
         except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise DatabaseUnavailableError(
                 f"cannot connect to the database {redact(url)}: {exc}"
             ) from exc
-        return cls(pool, url)
+        return cls(pool, url, dsn)
 
     async def close(self) -> None:
+        await self._drop_instance()
         await self._pool.close()
 
+    # --- the instance lock ---------------------------------------------------------------
+
+    async def hold_instance(self, name: str) -> bool:
+        """Holds the session advisory lock of `name` on a connection of its own for as long
+        as this process runs (and the connection lives): the proof, for other processes,
+        that this one is alive (`Effects.release_dead`). Called again, it checks the
+        connection and takes the lock again on a new one if it was lost. True when the
+        lock is held."""
+        from storage.effects import INSTANCE_LOCK_KEY
+
+        if self._instance is not None:
+            held_name, conn = self._instance
+            if held_name == name and not conn.is_closed():
+                return True
+            await self._drop_instance()
+        asyncpg = _asyncpg()
+        try:
+            conn = await asyncpg.connect(
+                self._dsn, server_settings={"application_name": "fairypost-instance"}
+            )
+        except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            log.warning("cannot open the instance lock's connection", exc_info=True)
+            return False
+        key = INSTANCE_LOCK_KEY.format(column="$1")
+        if not await conn.fetchval(f"SELECT pg_try_advisory_lock({key})", name):
+            await conn.close()
+            return False
+        self._instance = (name, conn)
+        return True
+
+    async def _drop_instance(self) -> None:
+        if self._instance is not None:
+            _, conn = self._instance
+            self._instance = None
+            with contextlib.suppress(Exception):
+                await conn.close()
+
     @asynccontextmanager
-    async def transaction(self, *, write: bool = True) -> AsyncIterator[Tx]:
+    async def _errors_translated(self) -> AsyncIterator[None]:
         errors = self._errors
         try:
-            async with self._pool.acquire() as conn:
-                transaction = conn.transaction(
-                    isolation="read_committed" if write else "repeatable_read",
-                    readonly=not write,
-                )
-                await transaction.start()
-                tx = PostgresTx(conn, write)
-                try:
-                    yield tx
-                except BaseException as exc:
-                    if keeps_transaction(exc):
-                        await self.before_commit(tx)
-                        await transaction.commit()
-                    else:
-                        # Roll back before the connection goes back to the pool, even when
-                        # the task is cancelled again meanwhile (a stopping bot cancels its
-                        # loops mid-transaction).
-                        rollback = asyncio.ensure_future(self._rollback(transaction))
-                        while not rollback.done():
-                            with contextlib.suppress(asyncio.CancelledError):
-                                await asyncio.shield(rollback)
-                    raise
-                await self.before_commit(tx)
-                await transaction.commit()
+            yield
         except (errors.IntegrityConstraintViolationError, errors.DataError) as exc:
             # A CHECK, UNIQUE or foreign key caught a value the code let through.
             raise InvalidValueError(f"the database refused the change: {exc}") from exc
         except (errors.SerializationError, errors.DeadlockDetectedError) as exc:
             raise ConcurrentUpdateError() from exc
+        except (
+            errors.InvalidSQLStatementNameError,
+            errors.DuplicatePreparedStatementError,
+        ) as exc:
+            raise DatabaseUnavailableError(POOLER_HINT.format(error=exc)) from exc
         except (OSError, errors.ConnectionDoesNotExistError, errors.CannotConnectNowError) as exc:
             raise DatabaseUnavailableError(
                 f"lost the connection to the database {self.target}: {exc}"
             ) from exc
+
+    async def one(self, sql: str, params: Params = ()) -> Row | None:
+        text, args = numbered_params(sql, params)
+        async with self._errors_translated(), self._pool.acquire() as conn:
+            row: Row | None = await conn.fetchrow(text, *args)
+            return row
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        text, args = numbered_params(sql, params)
+        async with self._errors_translated(), self._pool.acquire() as conn:
+            return list(await conn.fetch(text, *args))
+
+    async def returning(self, sql: str, params: Params = ()) -> list[Row]:
+        """Outside a transaction block PostgreSQL runs the statement as a transaction of
+        its own: one round trip."""
+        return await self.all(sql, params)
+
+    async def run(self, sql: str, params: Params = ()) -> int:
+        text, args = numbered_params(sql, params)
+        async with self._errors_translated(), self._pool.acquire() as conn:
+            return _status_count(await conn.execute(text, *args))
+
+    @asynccontextmanager
+    async def transaction(self, *, write: bool = True) -> AsyncIterator[Tx]:
+        async with self._errors_translated(), self._pool.acquire() as conn:
+            transaction = conn.transaction(
+                isolation="read_committed" if write else "repeatable_read",
+                readonly=not write,
+            )
+            await transaction.start()
+            tx = PostgresTx(conn, write)
+            try:
+                yield tx
+            except BaseException as exc:
+                if keeps_transaction(exc):
+                    await self.before_commit(tx)
+                    await transaction.commit()
+                else:
+                    # Roll back before the connection goes back to the pool, even when
+                    # the task is cancelled again meanwhile (a stopping bot cancels its
+                    # loops mid-transaction).
+                    rollback = asyncio.ensure_future(self._rollback(transaction))
+                    while not rollback.done():
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await asyncio.shield(rollback)
+                raise
+            await self.before_commit(tx)
+            await transaction.commit()
 
     @staticmethod
     async def _rollback(transaction: Any) -> None:

@@ -129,6 +129,20 @@ class SqliteDatabase(Database):
         async with self._lock:
             await self._conn.close()
 
+    async def one(self, sql: str, params: Params = ()) -> Row | None:
+        for row in await self.all(sql, params):
+            return row
+        return None
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        """No BEGIN: in autocommit mode the statement is its own read transaction."""
+        async with self._lock:
+            return list(await self._conn.execute_fetchall(sql, params))
+
+    async def returning(self, sql: str, params: Params = ()) -> list[Row]:
+        async with self.transaction() as tx:
+            return await tx.all(sql, params)
+
     @asynccontextmanager
     async def exclusive(self) -> AsyncIterator[aiosqlite.Connection]:
         """The connection with no transaction opened, for whole-connection work."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from types import TracebackType
 
 from storage import migrate as migrations
+from storage.apply import GameWriter
 from storage.backup import backup_database
 from storage.challenges import Challenges
 from storage.conditional import Conditionals
@@ -39,9 +40,11 @@ class Storage:
         self.players = Players(db)
         self.guilds = Guilds(db)
         self.challenges = Challenges(db, engine, rng)
-        self.games = Games(db, engine)
-        self.draws = DrawOffers(db)
-        self.takebacks = Takebacks(db, engine)
+        self.writer = GameWriter(db)
+        """Runs the guarded writes of games (`storage.apply`)."""
+        self.games = Games(db, engine, self.writer)
+        self.draws = DrawOffers(db, self.writer)
+        self.takebacks = Takebacks(db, engine, self.writer)
         self.offer_posts = OfferPosts(db)
         self.ratings = Ratings(db)
         self.timers = Timers(db)
@@ -76,6 +79,13 @@ class Storage:
             await db.close()
             raise
         return cls(db, engine, rng or random.SystemRandom())
+
+    async def hold_instance(self, name: str) -> bool:
+        """This process runs as `name` (the prefix of its workers' owner names): on
+        PostgreSQL a lock that other processes can see is held while it lives, so what it
+        claimed is taken over at once when it dies (`Effects.release_dead`). Call it again
+        now and then: a lost connection is replaced. True when held."""
+        return await self._db.hold_instance(name)
 
     async def close(self) -> None:
         """Waits for the transaction in flight, then closes the connection."""

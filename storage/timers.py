@@ -1,19 +1,32 @@
 """Durable timers: everything that falls due lives in the database, not in memory.
 
-The bot's timer task sleeps until `next_claimable_at()`, then `claim`s what is due: each item
-goes to the guarded call that acts on it (see `DueItem`) and is then released. After a
-restart the same query returns whatever fell due while the bot was down; an item already
-handled is refused by its guard. Several processes may share the database: a claim makes an
-item one process's for a lease, and a process that dies has its claims taken over when the
-lease runs out.
+The bot's timer task sleeps until `next_due_at()`, then handles what is due in small batches,
+each one transaction: `time_out_due` (games whose deadline passed end on time),
+`notify_due` (reminders: the notice to send is recorded as an effect), and the challenges'
+and vacations' own `expire_due` / `end_due`. Each batch takes its rows `FOR UPDATE SKIP
+LOCKED` on PostgreSQL: several processes sharing the database each take different rows, and
+rows another process is handling are skipped, not waited for. The lock is the claim: it ends
+with the transaction, so a process that dies mid-batch holds nothing (the server rolls its
+transaction back) and the next pass of any process takes the rows. After a restart the same
+queries return whatever fell due while the bot was down.
+
+A turn's own notice is not a timer: the write that begins the turn records it as an effect.
+(`TURN_NOTICE` items remain for notices written by older versions.) The `timer_claims`
+table of migration 0008 is no longer used.
 """
 
 from __future__ import annotations
 
-from storage import _rows, _shared
+from storage import _rows, _shared, plans
+from storage.apply import apply_plans
+from storage.crashpoints import crashpoint
 from storage.db import Database, Row
 from storage.errors import InvalidValueError
 from storage.models import DueItem, DueKind, EventKind, NotificationKind, StorageEvent
+
+BATCH = 10
+"""Rows one timer transaction takes: a process that dies holds up this few, for no longer
+than its connection takes to drop."""
 
 _KIND = {
     NotificationKind.TURN.value: DueKind.TURN_NOTICE,
@@ -43,39 +56,12 @@ ORDER BY 2, 1, 4, 6, 3
 LIMIT :limit
 """
 
-_CLAIMABLE_SQL = f"""
-SELECT due.* FROM ({_DUE_ITEMS}) AS due
-LEFT JOIN timer_claims AS c ON c.item = due.item
-WHERE c.item IS NULL OR c.lease_until <= :now OR c.owner = :owner
-ORDER BY 2, 1, 4, 6, 3
-LIMIT :limit
-"""
-
-_CLAIM_SQL = """
-INSERT INTO timer_claims (item, owner, lease_until) VALUES (:item, :owner, :until)
-ON CONFLICT (item) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until
-WHERE timer_claims.lease_until <= :now OR timer_claims.owner = excluded.owner
-"""
-
-STALE_CLAIM_SECONDS = 86_400
-"""Claims whose lease ended this long ago are removed (their item is long gone)."""
-
 _NEXT_SQL = """
 SELECT min(t) FROM (
   SELECT min(due_at) AS t FROM notifications WHERE sent_at IS NULL
   UNION ALL SELECT min(deadline_at) FROM games WHERE deadline_at IS NOT NULL
   UNION ALL SELECT min(expires_at) FROM challenges WHERE status = 'open'
   UNION ALL SELECT min(vacation_ends_at) FROM players WHERE vacation_ends_at IS NOT NULL
-) AS earliest
-"""
-
-
-_NEXT_AFTER_SQL = """
-SELECT min(t) FROM (
-  SELECT min(due_at) AS t FROM notifications WHERE sent_at IS NULL AND due_at > :now
-  UNION ALL SELECT min(deadline_at) FROM games WHERE deadline_at > :now
-  UNION ALL SELECT min(expires_at) FROM challenges WHERE status = 'open' AND expires_at > :now
-  UNION ALL SELECT min(vacation_ends_at) FROM players WHERE vacation_ends_at > :now
 ) AS earliest
 """
 
@@ -92,20 +78,6 @@ def _item(row: Row) -> DueItem:
     )
 
 
-def item_key(item: DueItem) -> str:
-    """The claim key of an item, as the due query builds it."""
-    if item.kind in (DueKind.TURN_NOTICE, DueKind.REMINDER):
-        kind = (
-            NotificationKind.TURN if item.kind is DueKind.TURN_NOTICE else NotificationKind.REMINDER
-        )
-        return f"notice:{item.game_id}:{item.ply}:{kind.value}:{item.offset_seconds}"
-    if item.kind is DueKind.TIMEOUT:
-        return f"timeout:{item.game_id}:{item.ply}"
-    if item.kind is DueKind.CHALLENGE_EXPIRY:
-        return f"challenge:{item.challenge_id}"
-    return f"vacation:{item.user_id}"
-
-
 class Timers:
     """Obtain it as `Storage.timers`."""
 
@@ -114,71 +86,93 @@ class Timers:
 
     async def next_due_at(self) -> int | None:
         """The earliest pending deadline, reminder, challenge expiry or vacation end."""
-        async with self._db.transaction(write=False) as tx:
-            value = await tx.scalar(_NEXT_SQL)
+        value = await self._db.scalar(_NEXT_SQL)
         return None if value is None else int(value)
 
     async def due(self, now: int, limit: int = 100) -> list[DueItem]:
         """Everything due at `now`, earliest first (claimed or not)."""
         _rows.check_positive("the limit", limit)
-        async with self._db.transaction(write=False) as tx:
-            rows = await tx.all(_DUE_SQL, {"now": now, "limit": limit})
+        rows = await self._db.all(_DUE_SQL, {"now": now, "limit": limit})
         return [_item(row) for row in rows]
 
-    async def claim(
-        self, now: int, owner: str, *, lease_seconds: int, limit: int = 100
-    ) -> list[DueItem]:
-        """Claims up to `limit` items due at `now` for `owner` until `now + lease_seconds`,
-        earliest first, and returns them. An item another owner holds under a running lease
-        is left out; once that lease has run out (its process died) it can be claimed again.
-        Of processes claiming at once, each item goes to exactly one. Handle each item
-        through its guard, then `release` it."""
+    async def time_out_due(self, now: int, *, limit: int = BATCH) -> list[DueItem]:
+        """Ends on time up to `limit` games whose deadline passed by `now` (at `now`, as
+        `Games.claim_timeout` does), in one transaction; their rows are taken `FOR UPDATE
+        SKIP LOCKED`. Returns the items handled (fewer than `limit`: nothing else is due,
+        or another process holds it)."""
         _rows.check_positive("the limit", limit)
-        _rows.check_positive("the lease", lease_seconds)
-        _rows.check_text("a timer owner", owner, max_len=200)
-        claimed: list[DueItem] = []
         async with self._db.transaction() as tx:
-            await tx.run(
-                "DELETE FROM timer_claims WHERE lease_until <= ?", (now - STALE_CLAIM_SECONDS,)
+            rows = await tx.all(
+                "SELECT * FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ? "
+                f"AND status = 'active' ORDER BY deadline_at, id LIMIT ?{tx.skip_locked}",
+                (now, limit),
             )
-            rows = await tx.all(_CLAIMABLE_SQL, {"now": now, "owner": owner, "limit": limit})
+            items, found = [], []
             for row in rows:
-                won = await tx.run(
-                    _CLAIM_SQL,
-                    {"item": row[7], "owner": owner, "until": now + lease_seconds, "now": now},
+                game = _rows.game(row)
+                crashpoint(f"timer.claimed:{DueKind.TIMEOUT.value}")
+                found.append(plans.timeout_plan(plans.Snapshot(game, {}), game.ply_count, now))
+                items.append(
+                    DueItem(
+                        DueKind.TIMEOUT,
+                        game.deadline_at or now,
+                        game.to_move_id,
+                        game.id,
+                        game.ply_count,
+                    )
                 )
-                if won:
-                    claimed.append(_item(row))
-        return claimed
+            await apply_plans(tx, found)
+        return items
 
-    async def release(self, item: DueItem, owner: str) -> None:
-        """Drops `owner`'s claim on a handled item."""
+    async def notify_due(self, now: int, *, limit: int = BATCH) -> list[DueItem]:
+        """Marks up to `limit` notices due by `now` as sent, in one transaction (rows taken
+        `FOR UPDATE SKIP LOCKED`), each emitting `NOTICE_DUE`: the effect rules record the
+        notice to send in the same transaction. A notice whose turn is over is marked
+        without a notice. Returns the notices handled."""
+        _rows.check_positive("the limit", limit)
         async with self._db.transaction() as tx:
-            await tx.run(
-                "DELETE FROM timer_claims WHERE item = ? AND owner = ?", (item_key(item), owner)
+            rows = await tx.all(
+                "SELECT game_id, ply, kind, offset_seconds, user_id, due_at FROM notifications "
+                "WHERE sent_at IS NULL AND due_at <= ? "
+                "ORDER BY due_at, game_id, ply, kind, offset_seconds "
+                f"LIMIT ?{tx.skip_locked}",
+                (now, limit),
             )
-
-    async def release_all(self) -> int:
-        """Drops every claim, so what a stopped process had claimed is taken at once instead
-        of when its lease ends. Only for a process that knows the owners are gone: the bot
-        at start-up, holding the database's instance lock (as `Effects.release`)."""
-        async with self._db.transaction() as tx:
-            return await tx.run("DELETE FROM timer_claims")
-
-    async def next_claimable_at(self, now: int, owner: str) -> int | None:
-        """When `owner` may next claim something: `now` if an unclaimed item is due, else the
-        earliest of the next item to fall due and the end of another owner's lease."""
-        async with self._db.transaction(write=False) as tx:
-            waiting = await tx.one(_CLAIMABLE_SQL, {"now": now, "owner": owner, "limit": 1})
-            if waiting is not None:
-                return now
-            later = await tx.scalar(_NEXT_AFTER_SQL, {"now": now})
-            lease = await tx.scalar(
-                "SELECT min(lease_until) FROM timer_claims WHERE lease_until > ? AND owner <> ?",
-                (now, owner),
+            if not rows:
+                return []
+            ids = sorted({int(row["game_id"]) for row in rows})
+            games = {
+                game.id: game
+                for game in map(
+                    _rows.game,
+                    await tx.all(
+                        f"{_shared.GAME_SELECT} WHERE id IN ({', '.join('?' * len(ids))})", ids
+                    ),
+                )
+            }
+            await tx.many(
+                "UPDATE notifications SET sent_at = ? "
+                "WHERE game_id = ? AND ply = ? AND kind = ? AND offset_seconds = ?",
+                [(now, r["game_id"], r["ply"], r["kind"], r["offset_seconds"]) for r in rows],
             )
-        times = [int(t) for t in (later, lease) if t is not None]
-        return min(times) if times else None
+            items = []
+            for row in rows:
+                item = DueItem(
+                    _KIND[row["kind"]],
+                    row["due_at"],
+                    row["user_id"],
+                    row["game_id"],
+                    row["ply"],
+                    None,
+                    row["offset_seconds"],
+                )
+                crashpoint(f"timer.claimed:{item.kind.value}")
+                game = games.get(item.game_id or 0)
+                if game is None or not game.is_active or game.ply_count != item.ply:
+                    continue  # the turn is over: nothing to say any more
+                tx.emit(StorageEvent(EventKind.NOTICE_DUE, now, game=game, due=item, ply=item.ply))
+                items.append(item)
+        return items
 
     async def claim_notification(self, item: DueItem, now: int) -> bool:
         """Marks a turn notice or reminder as sent. True for exactly one caller while the

@@ -86,15 +86,16 @@ class Vacations:
             await _shared.end_vacation(tx, user_id, min(now, row["vacation_ends_at"]), now)
             return await self._status(tx, user_id, now)
 
-    async def end_due(self, now: int) -> list[VacationStatus]:
-        """Ends every vacation whose allowance ran out by `now`, each at its own end time,
-        and returns the players' new status."""
+    async def end_due(self, now: int, *, limit: int = 100) -> list[VacationStatus]:
+        """Ends up to `limit` vacations whose allowance ran out by `now`, each at its own end
+        time, and returns the players' new status. The rows are taken `FOR UPDATE SKIP
+        LOCKED`: a player another process is handling is left to it."""
         async with self._db.transaction() as tx:
             rows = await tx.all(
                 "SELECT user_id, vacation_ends_at FROM players "
                 "WHERE vacation_ends_at IS NOT NULL AND vacation_ends_at <= ? "
-                f"ORDER BY user_id{tx.for_update}",
-                (now,),
+                f"ORDER BY user_id LIMIT ?{tx.skip_locked}",
+                (now, limit),
             )
             out = []
             for row in rows:

@@ -9,7 +9,11 @@ event's transaction). This module carries them out:
 - `EffectRunner` claims due effects (at most one per queue, so a game's posts stay in
   order), runs their handlers, and marks each done; a handler that raises is retried with
   back-off and, after its policy's last attempt (or at once on `GiveUp`), recorded as
-  failed, never dropped. At start-up `resume()` takes back what a dead process left claimed.
+  failed, never dropped. A claim is a short lease (`storage.effects.DEFAULT_LEASE_SECONDS`)
+  that the runner renews while it works. What a dead process held is taken back at once:
+  at start-up by the bot alone on its SQLite file (`resume()`), and on PostgreSQL by any
+  live process on its next pass, which sees the dead process's instance lock free
+  (`Effects.release_dead`).
 
 Adding a consequence to an event, for any capability:
 
@@ -35,11 +39,14 @@ Crash points (`storage.crashpoints`) mark every boundary: `effect.claimed:<kind>
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from bot.service.clock import Clock
@@ -162,8 +169,14 @@ class EffectRegistry:
 
 
 def default_owner() -> str:
-    """A name for this worker, unique across processes and restarts."""
+    """A name for this process (or worker), unique across processes and restarts. Workers
+    of one process are named `<instance>/<worker>`: the instance part is what
+    `Storage.hold_instance` proves alive."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+RELEASE_DEAD_EVERY = 1.0
+"""Seconds between two looks for the claims of dead processes (PostgreSQL)."""
 
 
 class EffectRunner:
@@ -178,7 +191,7 @@ class EffectRunner:
         *,
         owner: str | None = None,
         lease_seconds: int = DEFAULT_LEASE_SECONDS,
-        batch: int = 20,
+        batch: int = 5,
     ) -> None:
         self.registry = registry
         self.storage = registry.storage
@@ -188,7 +201,10 @@ class EffectRunner:
         self.batch = batch
         self.done = 0
         self.failed = 0
+        self.taken_over = 0
+        """Claims of dead processes this runner released."""
         self._pruned_at: int | None = None
+        self._looked_at = 0.0
 
     async def resume(self, *, exclusive: bool) -> int:
         """At start-up: with `exclusive` (this process alone serves the database: the bot
@@ -226,6 +242,7 @@ class EffectRunner:
             pruned = await self.storage.effects.prune(now - KEEP_DONE_SECONDS)
             if pruned:
                 log.info("effects: %d carried out more than 30 days ago deleted", pruned)
+        await self.take_over_dead()
         ran = 0
         while True:
             claimed = await self.storage.effects.claim(
@@ -237,9 +254,50 @@ class EffectRunner:
             )
             if not claimed:
                 return ran
-            for effect in claimed:
-                await self.run(effect)
-                ran += 1
+            held = {effect.id for effect in claimed}
+            async with self._renewing(held):
+                for effect in claimed:
+                    await self.run(effect)
+                    held.discard(effect.id)
+                    ran += 1
+
+    async def take_over_dead(self) -> int:
+        """Releases the claims of processes that are gone (PostgreSQL; at most once a
+        second), so they are carried out now rather than when their leases end."""
+        if time.monotonic() - self._looked_at < RELEASE_DEAD_EVERY:
+            return 0
+        self._looked_at = time.monotonic()
+        released = await self.storage.effects.release_dead(self.clock.now())
+        if released:
+            self.taken_over += released
+            log.info("effects: %d claims of a stopped process taken over", released)
+        return released
+
+    @contextlib.asynccontextmanager
+    async def _renewing(self, held: set[int]) -> AsyncIterator[None]:
+        """Renews the leases of the claims in `held` (those not finished yet), every third
+        of a lease, while a batch runs: a long handler (a search, a big picture) keeps its
+        claim, and a dead process's claims lapse a lease after its last renewal."""
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(self.lease_seconds / 3)
+                if held:
+                    now = self.clock.now()
+                    try:
+                        await self.storage.effects.extend(
+                            self.owner, sorted(held), now, now + self.lease_seconds
+                        )
+                    except Exception:
+                        log.warning("effects: renewing leases failed", exc_info=True)
+
+        task = asyncio.create_task(renew())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def run_now(self, effect_ids: Sequence[int]) -> None:
         """Carries out these effects at once if they can be claimed (used right after an
@@ -249,7 +307,8 @@ class EffectRunner:
                 effect_id, self.owner, self.clock.now(), lease_seconds=self.lease_seconds
             )
             if effect is not None:
-                await self.run(effect)
+                async with self._renewing({effect.id}):
+                    await self.run(effect)
 
     async def run(self, effect: Effect) -> None:
         """Runs one claimed effect and records how it went."""

@@ -12,90 +12,58 @@ from __future__ import annotations
 import logging
 
 from bot.service.clock import Clock
-from bot.service.effects import default_owner
 from storage import Storage
 from storage.crashpoints import crashpoint
-from storage.errors import ConflictError, NotFoundError, RefusedError
 from storage.models import DueItem, DueKind
+from storage.timers import BATCH
 
 log = logging.getLogger("fairypost.timers")
 
-BATCH = 100
-
-
-DEFAULT_LEASE_SECONDS = 60
-"""How long a claimed timer item is this process's: handling one is a single transaction,
-so a minute is ample; a process that dies delays its items by at most this much."""
-
 
 class TimerService:
-    """Several processes may run timers on one database: each claims due items for a lease
-    (`Timers.claim`), handles them through their guards and releases them; items another
-    process holds are left to it until its lease runs out (it died), then taken over."""
+    """Several processes may run timers on one database: each batch of due rows is taken
+    `FOR UPDATE SKIP LOCKED` in the transaction that handles it (`storage.timers`), so
+    processes take different rows, and a process that dies holds nothing once its
+    connection is gone: no lease to wait for."""
 
-    def __init__(
-        self,
-        storage: Storage,
-        clock: Clock,
-        *,
-        owner: str | None = None,
-        lease_seconds: int = DEFAULT_LEASE_SECONDS,
-    ) -> None:
+    def __init__(self, storage: Storage, clock: Clock) -> None:
         self.storage = storage
         self.clock = clock
-        self.owner = owner or default_owner()
-        self.lease_seconds = lease_seconds
-
-    async def resume(self, *, exclusive: bool) -> int:
-        """At start-up: with `exclusive` (this process alone serves the database: the bot
-        holds its instance lock), the claims a killed process left are dropped at once, so
-        a deadline or notice it was handling is handled now rather than after its lease."""
-        released = await self.storage.timers.release_all() if exclusive else 0
-        if released:
-            log.info("timers: %d claims of a stopped process released", released)
-        return released
 
     async def next_due_at(self) -> int | None:
-        """When this process may next claim something (an item of a process that died
-        counts from the end of its lease)."""
-        return await self.storage.timers.next_claimable_at(self.clock.now(), self.owner)
+        """When the next item falls due (any process's: they share the rows)."""
+        return await self.storage.timers.next_due_at()
 
     async def run_due(self) -> list[DueItem]:
-        """Claims and handles everything due now, earliest first; returns the items that
-        changed something (stale ones, refused by their guards, are left out)."""
+        """Handles everything due now, batch after batch, earliest first; returns the items
+        that changed something. A batch smaller than `BATCH` means the rest (if any) is
+        another process's, held under its lock."""
         now = self.clock.now()
+        timers = self.storage.timers
         handled: list[DueItem] = []
         while True:
-            items = await self.storage.timers.claim(
-                now, self.owner, lease_seconds=self.lease_seconds, limit=BATCH
-            )
-            if not items:
-                return handled
-            acted = []
-            for item in items:
-                crashpoint(f"timer.claimed:{item.kind.value}")
-                if await self._handle(item, now):
-                    acted.append(item)
-                await self.storage.timers.release(item, self.owner)
-            handled += acted
-            if not acted and len(items) < BATCH:
-                return handled
-
-    async def _handle(self, item: DueItem, now: int) -> bool:
-        if item.kind is DueKind.TIMEOUT:
-            if item.game_id is None or item.ply is None:
-                return False
-            try:
-                await self.storage.games.claim_timeout(item.game_id, item.ply, now)
-            except (ConflictError, RefusedError, NotFoundError):
-                return False  # already handled, or the player moved just in time
-            crashpoint("event.committed:timeout")
-            return True
-        if item.kind in (DueKind.TURN_NOTICE, DueKind.REMINDER):
-            claimed = await self.storage.timers.claim_notification(item, now)
-            if claimed:
+            ended = await timers.time_out_due(now, limit=BATCH)
+            if ended:
+                crashpoint("event.committed:timeout")
+            handled += ended
+            if len(ended) < BATCH:
+                break
+        while True:
+            sent = await timers.notify_due(now, limit=BATCH)
+            if sent:
                 crashpoint("event.committed:notice")
-            return claimed
-        if item.kind is DueKind.CHALLENGE_EXPIRY:
-            return bool(await self.storage.challenges.expire_due(now))
-        return bool(await self.storage.vacations.end_due(now))
+            handled += sent
+            if len(sent) < BATCH:
+                break
+        for challenge in await self.storage.challenges.expire_due(now):
+            handled.append(
+                DueItem(
+                    DueKind.CHALLENGE_EXPIRY,
+                    challenge.expires_at,
+                    challenge.challenger_id,
+                    challenge_id=challenge.id,
+                )
+            )
+        for status in await self.storage.vacations.end_due(now):
+            handled.append(DueItem(DueKind.VACATION_END, now, status.user_id))
+        return handled

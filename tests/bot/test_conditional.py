@@ -285,7 +285,7 @@ async def moves_of(service: GameService, game_id: int) -> list[str]:
 
 
 async def turn_items(service: GameService) -> list[tuple[str, int | None, int | None]]:
-    """Every turn notice, reminder and deadline ahead (a month), in the order they fall."""
+    """Every reminder and deadline ahead (a month), in the order they fall."""
     due = await service.storage.timers.due(service.clock.now() + 30 * 86_400)
     return [(d.kind.value, d.user_id, d.ply) for d in due]
 
@@ -312,24 +312,25 @@ async def test_a_match_plays_the_answer_at_once_down_to_depth_three(
         "\u2003↳ if 3... a7-a6 → **4. Bb5-a4**",
         "If 2... Ng8-f6 → **3. Nf3xe5**",
     ]
-    # Two posts: Bob's move (asking nobody to move), then Ann's answer, marked conditional.
+    # Two posts: Bob's move (asking nobody to move), then Ann's answer, marked conditional;
+    # and Bob's turn notice (recorded with the move), nobody else's.
     await effects.run_due()
-    assert [(e.kind, e.actor_id, e.notation, e.conditional, e.answered) for e in announced] == [
+    notices = [e for e in announced if isinstance(e, Notice)]
+    assert [(n.user_id, n.game.ply_count, n.reminder) for n in notices] == [(BOB.id, 3, False)]
+    posts = [e for e in announced if isinstance(e, GameEvent)]
+    assert [(e.kind, e.actor_id, e.notation, e.conditional, e.answered) for e in posts] == [
         ("game.moved", BOB.id, "e7-e5", False, True),
         ("game.moved", ANN.id, "Ng1-f3", True, False),
     ]
-    first, second = announced
-    assert isinstance(first, GameEvent) and isinstance(second, GameEvent)
+    first, second = posts
     assert first.view.recent_moves[-1] == "1... e7-e5" and first.view.status == "White to move"
     assert second.view.status == "Black to move" and second.view.to_move_id == BOB.id
     # Ann is not asked to move in between: only Bob's turn is announced, and his clock runs.
     now = service.clock.now()
-    due = await service.storage.timers.due(now)
-    assert [(d.kind.value, d.user_id, d.ply) for d in due] == [("turn_notice", BOB.id, 3)]
+    assert await service.storage.timers.due(now) == []
     assert result.view.game.deadline_at == now + 3 * 86_400
-    # Nor reminded, ever: every notice, reminder and deadline ahead is Bob's, for ply 3.
+    # Nor reminded, ever: every reminder and deadline ahead is Bob's, for ply 3.
     assert await turn_items(service) == [
-        ("turn_notice", BOB.id, 3),
         ("reminder", BOB.id, 3),
         ("reminder", BOB.id, 3),
         ("timeout", BOB.id, 3),
@@ -351,8 +352,11 @@ async def test_a_match_plays_the_answer_at_once_down_to_depth_three(
         (ANN.id, "Bb5-a4", True, False),
     ]
     assert posts[-1].view.recent_moves[-1] == "4. Bb5-a4" and posts[-1].view.to_move_id == BOB.id
-    # The notices that fall due: Bob's turn, then a reminder a day before his deadline;
+    # The notices: Bob's turn (recorded with the move that began it; the one of his
+    # earlier turn, over by then, is not sent), then a reminder a day before his deadline;
     # nothing for Ann, whose moves were played for her.
+    notices = [(n.user_id, n.reminder) for n in announced if isinstance(n, Notice)]
+    assert notices == [(BOB.id, False)]
     announced.clear()
     timers = TimerService(service.storage, service.clock)
     await timers.run_due()
@@ -360,7 +364,7 @@ async def test_a_match_plays_the_answer_at_once_down_to_depth_three(
     await timers.run_due()
     await effects.run_due()
     notices = [(n.user_id, n.reminder) for n in announced if isinstance(n, Notice)]
-    assert notices == [(BOB.id, False), (BOB.id, True)]
+    assert notices == [(BOB.id, True)]
     (view,) = await cond.show(channel_id=THREAD, user_id=ANN.id)
     assert view.count == 0
     assert await moves_of(service, game_id) == [

@@ -3,6 +3,7 @@ recorded as failed, a remembered post is never sent again, stale claims are resu
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -125,12 +126,59 @@ async def test_a_claim_of_a_live_worker_is_left_alone(
 
     registry.register("job", handler)
     await storage.effects.add([NewEffect("job")], clock.now())
-    await storage.effects.claim("other process", clock.now(), lease_seconds=60)
+    assert await storage.hold_instance("other-process")  # it runs (PostgreSQL can tell)
+    await storage.effects.claim("other-process/effects", clock.now(), lease_seconds=60)
     runner = EffectRunner(registry, clock)
     await runner.resume(exclusive=False)  # another process may be alive: keep its claim
     assert await runner.run_due() == 0
+    assert runner.taken_over == 0
     clock.advance(60)
     assert await runner.run_due() == 1 and len(ran) == 1
+
+
+async def test_a_dead_process_claims_are_taken_over_at_once_on_postgresql(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock
+) -> None:
+    """A process that claimed and died holds no instance lock any more: on PostgreSQL the
+    next pass of any live runner releases its claims and carries them out, without waiting
+    for the lease. (SQLite has one process per file: its restart releases everything.)"""
+    ran: list[int] = []
+
+    async def handler(run: EffectRun) -> None:
+        ran.append(run.effect.id)
+
+    registry.register("job", handler)
+    await storage.effects.add([NewEffect("job"), NewEffect("job")], clock.now())
+    await storage.effects.claim("dead-process/effects", clock.now(), lease_seconds=300)
+    runner = EffectRunner(registry, clock, owner="live-process/effects")
+    if storage.dialect == "postgresql":
+        assert await runner.run_due() == 2 and runner.taken_over == 2
+    else:
+        assert await runner.run_due() == 0
+        clock.advance(300)
+        assert await runner.run_due() == 2
+    assert len(ran) == 2
+
+
+async def test_a_long_handler_keeps_its_claim(
+    storage: Storage, registry: EffectRegistry, clock: ManualClock
+) -> None:
+    """The runner renews its leases while a handler works: nobody else takes the effect
+    after `lease_seconds`, however long the handler takes."""
+    other = EffectRunner(registry, clock, owner="other/effects", lease_seconds=3)
+    seen: list[int] = []
+
+    async def slow(run: EffectRun) -> None:
+        clock.advance(10)  # the lease would have run out three times over
+        await asyncio.sleep(2.5)  # lease / 3 = 1 s: renewed meanwhile
+        seen.append(await other.run_due())
+
+    registry.register("slow", slow)
+    await storage.effects.add([NewEffect("slow")], clock.now())
+    assert await storage.hold_instance("me")  # alive (else PostgreSQL would take it over)
+    runner = EffectRunner(registry, clock, owner="me/effects", lease_seconds=3)
+    assert await runner.run_due() == 1
+    assert seen == [0]  # the other runner found nothing to take
 
 
 async def test_unknown_kinds_wait_and_do_not_spin(

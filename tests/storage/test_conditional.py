@@ -173,8 +173,12 @@ async def test_an_answer_is_recorded_with_the_move_it_answers(store: Storage) ->
     assert (after.ply_count, after.to_move_id, after.revision) == (3, BLACK, game.revision + 2)
     # Black's clock starts after the answer; White, whose move was automatic, is not told.
     assert after.deadline_at == now + 3 * 86_400
-    due = await store.timers.due(now)
-    assert [(d.kind.value, d.user_id, d.ply) for d in due] == [("turn_notice", BLACK, 3)]
+    assert await store.timers.due(now) == []
+    turn = await store._db.all(
+        "SELECT user_id, ply, sent_at FROM notifications WHERE game_id = ? AND kind = 'turn'",
+        (game.id,),
+    )
+    assert [tuple(r) for r in turn] == [(BLACK, 3, now)]  # sent with the move, Black only
     assert [m.coordinate for m in await store.games.moves(game.id)] == ["e2e4", "e7e5", "g1f3"]
     # Only the branches ahead stay.
     assert (await store.conditional.tree(game.id, WHITE)).branches == (NC6, NF6)

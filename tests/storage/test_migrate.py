@@ -135,8 +135,8 @@ def test_migrations_are_numbered_without_gaps() -> None:
     migrations = load_migrations()
     assert [m.version for m in migrations] == list(range(1, len(migrations) + 1))
     assert len(migrations) >= 2
-    assert all(m.statements for m in migrations)
-    assert all(m.statements_for("postgresql") for m in migrations)
+    # A migration may concern one backend only (0014: PostgreSQL's server functions).
+    assert all(m.statements or m.statements_for("postgresql") for m in migrations)
 
 
 @pytest.mark.parametrize("start", range(LATEST_VERSION))

@@ -16,9 +16,12 @@ from storage.models import (
     Clock,
     DueItem,
     DueKind,
+    EventKind,
     GameStatus,
     NewChallenge,
+    NewEffect,
     Result,
+    StorageEvent,
     Termination,
 )
 from tests.storage.conftest import BLACK, CHANNEL, GUILD, T0, WHITE, new_game, play
@@ -29,29 +32,61 @@ def kinds(items: list[DueItem]) -> list[tuple[DueKind, int | None, int]]:
     return [(i.kind, i.user_id, i.due_at) for i in items]
 
 
-async def test_a_turn_schedules_a_notice_and_reminders(store: Storage) -> None:
+async def notices(store: Storage, game_id: int) -> list[tuple[int, str, int, bool]]:
+    """The game's notification rows: (ply, kind, offset, sent)."""
+    rows = await store._db.all(
+        "SELECT ply, kind, offset_seconds, sent_at FROM notifications WHERE game_id = ? "
+        "ORDER BY ply, kind, offset_seconds",
+        (game_id,),
+    )
+    return [(r[0], r[1], r[2], r[3] is not None) for r in rows]
+
+
+def notice_events(store: Storage) -> list[StorageEvent]:
+    """Records every NOTICE_DUE event from now on (as the bot's effect rule does)."""
+    seen: list[StorageEvent] = []
+
+    def rule(event: StorageEvent) -> list[NewEffect]:
+        seen.append(event)
+        return []
+
+    store.effects.rules.on(EventKind.NOTICE_DUE, rule)
+    return seen
+
+
+async def test_a_turn_sends_its_notice_at_once_and_schedules_reminders(store: Storage) -> None:
+    """The turn notice is an event of the write that begins the turn (its effect is
+    recorded with it), not a timer; the reminders and the deadline are timers."""
+    seen = notice_events(store)
     game = await new_game(store, clock=Clock(3 * DAY, 0))
     deadline = T0 + 3 * DAY
-    assert await store.timers.next_due_at() == T0
-    assert kinds(await store.timers.due(T0)) == [(DueKind.TURN_NOTICE, WHITE, T0)]
+    assert [(e.due.kind, e.due.user_id, e.ply, e.at) for e in seen if e.due] == [
+        (DueKind.TURN_NOTICE, WHITE, 0, T0)
+    ]
+    assert await notices(store, game.id) == [
+        (0, "reminder", HOUR, False),
+        (0, "reminder", DAY, False),
+        (0, "turn", 0, True),
+    ]
+    assert await store.timers.next_due_at() == deadline - DAY
     assert kinds(await store.timers.due(deadline)) == [
-        (DueKind.TURN_NOTICE, WHITE, T0),
         (DueKind.REMINDER, WHITE, deadline - DAY),
         (DueKind.REMINDER, WHITE, deadline - HOUR),
         (DueKind.TIMEOUT, WHITE, deadline),
     ]
     items = await store.timers.due(deadline)
-    assert [(i.game_id, i.ply) for i in items] == [(game.id, 0)] * 4
-    assert [i.offset_seconds for i in items] == [0, DAY, HOUR, 0]
+    assert [(i.game_id, i.ply) for i in items] == [(game.id, 0)] * 3
+    assert [i.offset_seconds for i in items] == [DAY, HOUR, 0]
+    await play(store, game, ["e2e4"], T0 + 60)
+    assert [(e.due.user_id, e.ply) for e in seen if e.due] == [(WHITE, 0), (BLACK, 1)]
 
 
 async def test_claiming_is_once_only_and_only_when_due(store: Storage) -> None:
     await new_game(store, clock=Clock(3 * DAY, 0))
-    notice, reminder = (await store.timers.due(T0 + 2 * DAY))[:2]
-    assert await store.timers.claim_notification(notice, T0)
-    assert not await store.timers.claim_notification(notice, T0)
+    reminder = (await store.timers.due(T0 + 3 * DAY))[0]
     assert not await store.timers.claim_notification(reminder, T0)  # not due yet
     assert await store.timers.claim_notification(reminder, T0 + 2 * DAY)
+    assert not await store.timers.claim_notification(reminder, T0 + 2 * DAY)
     assert kinds(await store.timers.due(T0 + 2 * DAY)) == []
     assert await store.timers.next_due_at() == T0 + 3 * DAY - HOUR
     timeout = (await store.timers.due(T0 + 3 * DAY))[-1]
@@ -59,14 +94,41 @@ async def test_claiming_is_once_only_and_only_when_due(store: Storage) -> None:
         await store.timers.claim_notification(timeout, T0 + 3 * DAY)
 
 
+async def test_batches_send_reminders_and_end_games_on_time(store: Storage) -> None:
+    """The timer task's batches: each notice sent once (with its `NOTICE_DUE`), each game
+    ended on time once; a batch never takes more than its limit."""
+    seen = notice_events(store)
+    games = [
+        await new_game(store, clock=Clock(DAY, 0), white=5000 + k, black=6000 + k) for k in range(3)
+    ]
+    seen.clear()
+    deadline = T0 + DAY
+    first = await store.timers.notify_due(deadline - HOUR, limit=2)
+    second = await store.timers.notify_due(deadline - HOUR, limit=2)
+    assert len(first) == 2 and len(second) == 1
+    assert await store.timers.notify_due(deadline - HOUR) == []
+    assert sorted(e.game.id for e in seen if e.game) == sorted(g.id for g in games)
+    ended = await store.timers.time_out_due(deadline, limit=2)
+    ended += await store.timers.time_out_due(deadline, limit=2)
+    assert sorted(i.game_id or 0 for i in ended) == sorted(g.id for g in games)
+    assert await store.timers.time_out_due(deadline) == []
+    for game in games:
+        over = await store.games.get(game.id)
+        assert (over.status, over.termination, over.ended_at) == (
+            GameStatus.FINISHED,
+            Termination.TIMEOUT,
+            deadline,
+        )
+    assert await store.timers.next_due_at() is None
+
+
 async def test_a_move_replaces_the_previous_turns_items(store: Storage) -> None:
     game = await new_game(store, clock=Clock(DAY, 0))
-    stale = await store.timers.due(T0)
+    stale = await store.timers.due(T0 + DAY)
     game = await play(store, game, ["e2e4"], T0 + 600)
-    assert not await store.timers.claim_notification(stale[0], T0 + 700)
+    assert not await store.timers.claim_notification(stale[0], T0 + DAY)
     due = await store.timers.due(T0 + 10 * DAY)
     assert {(i.kind, i.user_id, i.ply) for i in due} == {
-        (DueKind.TURN_NOTICE, BLACK, 1),
         (DueKind.REMINDER, BLACK, 1),
         (DueKind.TIMEOUT, BLACK, 1),
     }
@@ -86,8 +148,11 @@ async def test_preferences_shape_the_schedule_of_running_turns(store: Storage) -
 
 
 async def test_an_untimed_game_only_gets_turn_notices(store: Storage) -> None:
-    await new_game(store, clock=Clock.untimed())
-    assert [i.kind for i in await store.timers.due(T0 + 1000 * DAY)] == [DueKind.TURN_NOTICE]
+    seen = notice_events(store)
+    game = await new_game(store, clock=Clock.untimed())
+    assert await store.timers.due(T0 + 1000 * DAY) == []
+    assert [e.ply for e in seen] == [0]
+    assert await notices(store, game.id) == [(0, "turn", 0, True)]
 
 
 async def test_challenge_expiry_is_a_due_item(store: Storage) -> None:
@@ -107,8 +172,8 @@ async def test_challenge_expiry_is_a_due_item(store: Storage) -> None:
 
 
 async def test_nothing_is_missed_or_handled_twice_across_restarts(db_path: Path) -> None:
-    """A timer loop that "crashes" after every item: each restart picks up what is due,
-    the guards refuse what was handled. Three weeks of game time, two games."""
+    """A timer task that "crashes" after every batch: each restart picks up what is due,
+    and nothing is handled twice. Three weeks of game time, two games."""
     sent: list[tuple[int, int, int]] = []
     ended: list[int] = []
 
@@ -120,26 +185,23 @@ async def test_nothing_is_missed_or_handled_twice_across_restarts(db_path: Path)
     now = T0
     while now <= T0 + 21 * DAY:
         async with await Storage.open(db_path, engine=FAKE_ENGINE) as storage:
-            for item in await storage.timers.due(now):
+            for item in await storage.timers.time_out_due(now, limit=1):
+                assert item.game_id is not None
+                ended.append(item.game_id)
+        async with await Storage.open(db_path, engine=FAKE_ENGINE) as storage:
+            for item in await storage.timers.notify_due(now, limit=1):
                 assert item.game_id is not None and item.ply is not None
-                if item.kind is DueKind.TIMEOUT:
-                    game = await storage.games.claim_timeout(item.game_id, item.ply, now)
-                    ended.append(game.id)
-                elif await storage.timers.claim_notification(item, now):
-                    sent.append((item.game_id, item.ply, item.offset_seconds))
-                # every item is offered again after a "restart": the guards must hold
-                if item.kind is not DueKind.TIMEOUT:
-                    assert not await storage.timers.claim_notification(item, now)
+                sent.append((item.game_id, item.ply, item.offset_seconds))
+                # the item is offered again after a "restart": the guard must hold
+                assert not await storage.timers.claim_notification(item, now)
             next_at = await storage.timers.next_due_at()
         now = next_at if next_at is not None and next_at > now else now + DAY
 
     assert sorted(ended) == sorted([first.id, second.id])
     assert sorted(sent) == sorted(
         [
-            (first.id, 0, 0),
             (first.id, 0, DAY),
             (first.id, 0, HOUR),
-            (second.id, 1, 0),  # its ply-0 notice was made obsolete by the first move
             (second.id, 1, DAY),
             (second.id, 1, HOUR),
         ]
@@ -152,61 +214,59 @@ async def test_nothing_is_missed_or_handled_twice_across_restarts(db_path: Path)
         assert await storage.timers.next_due_at() is None
 
 
-async def test_a_claimed_item_is_one_owners_until_its_lease_runs_out(store: Storage) -> None:
-    """Two processes: A claims what is due (the deadline among it) and dies; B sees nothing
-    to do until A's lease ends, then takes the items over. A release frees an item."""
-    game = await new_game(store, clock=Clock(DAY, 0))
-    deadline = T0 + DAY
-
-    def timeouts(items: list[DueItem]) -> list[int | None]:
-        return [i.game_id for i in items if i.kind is DueKind.TIMEOUT]
-
-    assert timeouts(await store.timers.claim(deadline, "A", lease_seconds=60)) == [game.id]
-    assert await store.timers.claim(deadline + 59, "B", lease_seconds=60) == []
-    assert await store.timers.next_claimable_at(deadline + 1, "B") == deadline + 60
-    assert await store.timers.next_claimable_at(deadline + 1, "A") == deadline + 1
-    taken = await store.timers.claim(deadline + 60, "B", lease_seconds=60)
-    assert timeouts(taken) == [game.id]
-    await store.games.claim_timeout(game.id, 0, deadline + 60)
-    for item in taken:
-        await store.timers.release(item, "B")
-    assert await store.timers.claim(deadline + 61, "A", lease_seconds=60) == []  # game over
-    assert timeouts(await store.timers.due(deadline + 61)) == []
-    async with store._db.transaction(write=False) as tx:
-        left = await tx.scalar("SELECT count(*) FROM timer_claims WHERE owner = 'B'")
-    assert left == 0
-
-
-async def test_release_all_frees_the_claims_of_a_stopped_process(store: Storage) -> None:
-    """The bot at start-up, alone on the database: what a killed process had claimed is
-    claimable at once, not when its lease ends."""
-    game = await new_game(store, clock=Clock(DAY, 0))
-    deadline = T0 + DAY
-    assert [i.game_id for i in await store.timers.claim(deadline, "dead", lease_seconds=60)]
-    assert await store.timers.claim(deadline + 1, "new", lease_seconds=60) == []
-    assert await store.timers.release_all() >= 1
-    taken = await store.timers.claim(deadline + 1, "new", lease_seconds=60)
-    assert game.id in [i.game_id for i in taken if i.kind is DueKind.TIMEOUT]
-    assert await store.timers.release_all() == len(taken)
+async def test_a_batch_held_by_one_process_is_skipped_by_another(db_target: str) -> None:
+    """Two processes at once: while one holds a batch of deadlines (its transaction open),
+    the other takes the others (SKIP LOCKED on PostgreSQL; SQLite serialises them). A
+    process that dies mid-batch holds nothing: its transaction is rolled back."""
+    a = await Storage.open(db_target, engine=FAKE_ENGINE)
+    b = await Storage.open(db_target, engine=FAKE_ENGINE)
+    try:
+        games = [
+            await new_game(a, clock=Clock(DAY, 0), white=3000 + k, black=4000 + k) for k in range(6)
+        ]
+        when = T0 + DAY
+        if a.dialect == "postgresql":
+            async with a._db.transaction() as tx:
+                held = await tx.all(
+                    "SELECT id FROM games WHERE deadline_at <= ? ORDER BY deadline_at, id "
+                    "LIMIT 2 FOR UPDATE",
+                    (when,),
+                )
+                taken = await b.timers.time_out_due(when, limit=10)
+                assert sorted(i.game_id or 0 for i in taken) == sorted(
+                    g.id for g in games if g.id not in {r[0] for r in held}
+                )
+            # the holder's rows are free once its transaction ends (commit, rollback, or
+            # its connection dropped by a dying process)
+            rest = await b.timers.time_out_due(when, limit=10)
+            assert len(rest) == 2
+        else:
+            assert len(await b.timers.time_out_due(when, limit=10)) == 6
+        assert await a.timers.time_out_due(when) == []
+    finally:
+        await a.close()
+        await b.close()
 
 
-async def test_processes_claiming_at_once_get_each_item_once(db_target: str) -> None:
-    """Five stores (five pools on PostgreSQL) claim the same 30 due deadlines at the same
-    moment: every item is claimed by exactly one of them."""
+async def test_processes_taking_batches_at_once_handle_each_item_once(db_target: str) -> None:
+    """Five stores (five pools on PostgreSQL) take the same 30 due deadlines at the same
+    moment, batch after batch: every game is ended on time exactly once."""
     stores = [await Storage.open(db_target, engine=FAKE_ENGINE) for _ in range(5)]
     try:
         for k in range(30):
             await new_game(stores[0], clock=Clock(DAY, 0), white=3000 + k, black=4000 + k)
         when = T0 + DAY
 
-        async def claim(i: int) -> list[tuple[DueKind, int | None]]:
-            items = await stores[i].timers.claim(when, f"p{i}", lease_seconds=60, limit=500)
-            return [(item.kind, item.game_id) for item in items if item.kind is DueKind.TIMEOUT]
+        async def drain(i: int) -> list[int]:
+            out: list[int] = []
+            while batch := await stores[i].timers.time_out_due(when, limit=4):
+                out += [item.game_id or 0 for item in batch]
+            return out
 
-        results = await asyncio.gather(*(claim(i) for i in range(5)))
-        claimed = [item for result in results for item in result]
-        assert len(claimed) == 30
-        assert len(set(claimed)) == 30
+        results = await asyncio.gather(*(drain(i) for i in range(5)))
+        handled = [game for result in results for game in result]
+        assert len(handled) == 30
+        assert len(set(handled)) == 30
     finally:
         for storage in stores:
             await storage.close()

@@ -112,7 +112,9 @@ async def test_a_round_commits_with_its_games_and_its_events(rules: Storage) -> 
         "tournament_created",
         "tournament_started",
         "game_started",
+        "notice_due",  # White's turn notice, an effect of the game's creation
         "game_started",
+        "notice_due",
         "round_paired",
     ]
     assert events[-1][0]["round"] == 1

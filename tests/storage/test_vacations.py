@@ -62,7 +62,7 @@ async def test_allowance_runs_out_and_the_vacation_ends_itself(store: Storage) -
     game = await new_game(store, clock=Clock(DAY, 0))
     await store.vacations.start(WHITE, T0)
     ends = T0 + VACATION_ALLOWANCE_SECONDS
-    assert await store.timers.next_due_at() == T0  # the turn notice
+    assert await store.timers.next_due_at() == T0 + VACATION_ALLOWANCE_SECONDS  # its end
     [item] = [i for i in await store.timers.due(ends) if i.kind is DueKind.VACATION_END]
     assert (item.user_id, item.due_at) == (WHITE, ends)
     assert await store.vacations.end_due(ends - 1) == []
