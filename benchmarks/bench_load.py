@@ -7,18 +7,25 @@ ones played on. Each run starts from the same data and lasts the same wall time:
 
 - SQLite, one process (the default deployment);
 - PostgreSQL, one process;
-- PostgreSQL, several processes (like one process per range of shards).
+- PostgreSQL, several processes (like one process per range of shards);
+- PostgreSQL, one process, through a proxy that holds every round trip 0, 0.5 and 2 ms
+  (`benchmarks/pgproxy.py`): what a network between the bot and the server would add.
 
 Every process runs concurrent tasks that each play their own games (games are split between
 processes as shards split guilds): read the game, append a move through the guarded
-`append_move` (the move's turn notice is written with it). One more task per process runs
-the timers the way the bot does: claim what fell due (turn notices, losses on time) and
-handle it through its guard, each process claiming its own items for a lease. Reported per
-run: moves committed per second, the p95 latency of a move (read + commit), timer items
-handled, and guard refusals (an item gone stale meanwhile: refused, nothing happens twice).
-After each run the data is checked: every move list is whole and every deadline game ended
-on time exactly once.
-The replayer is a stand-in: the rules engine is measured elsewhere.
+`append_move` (its effects and the next turn's notice are written with it). One more task per
+process runs the timers the way the bot does: batches of what fell due (reminders, losses on
+time), each batch's rows taken FOR UPDATE SKIP LOCKED. Reported per run: moves committed per
+second, the p95 latency of a move (read + commit), timer items handled, and refusals (a move
+whose game a timer ended meanwhile). After each run the data is checked: every move list is
+whole and every deadline game ended on time exactly once.
+
+Before the runs, the cost of one move is counted rather than timed: round trips to the
+server and transactions (PostgreSQL, read off the wire by the proxy), statements and
+transactions (SQLite, from its trace callback), for the storage move (read + write, the
+first time this process writes the game and afterwards) and for the bot's whole `/move`
+(`GameService.play`, with the rules engine, without its posts).
+The replayer of the load runs is a stand-in: the rules engine is measured elsewhere.
 """
 
 from __future__ import annotations
@@ -38,12 +45,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.common import Row, percentiles
+from benchmarks.pgproxy import PgProxy
+from bot.service import GameService, ManualClock
+from bot.service.engine import STORAGE_ENGINE
+from bot.service.models import UserRef
 from storage import Engine, Storage
 from storage.copy import copy_database
 from storage.db import connect
 from storage.errors import ConflictError, RefusedError
 from storage.games import insert_game
-from storage.models import DAY, Clock, DueKind, NewGame, NewMove
+from storage.models import DAY, Clock, NewGame, NewMove
 
 SECTION = "load"
 T0 = 1_767_225_600
@@ -52,6 +63,8 @@ PLAYERS = 2_000
 DEADLINE_GAMES = 1_000
 TASKS_PER_PROCESS = 8
 SEVERAL = 4
+DELAYS_MS = (0.0, 0.5, 2.0)
+COUNTED_MOVES = 100
 POSTGRES = os.environ.get("FAIRYPOST_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
 
@@ -93,12 +106,23 @@ def measure(*, games: int, deadlines: int, seconds: float) -> list[Row]:
         setup = time.perf_counter() - setup
         rows = [Row(SECTION, f"setup: {games:,} active games on SQLite", f"{setup:.1f} s")]
         results: list[tuple[str, Stats | str]] = []
+        postgres_ok = asyncio.run(_postgres_answers())
+        rows += asyncio.run(_count_sqlite(str(Path(folder) / "count.sqlite3")))
+        if postgres_ok:
+            with _schema() as url:
+                rows += asyncio.run(_count_postgres(url))
         sqlite_copy = str(Path(folder) / "run.sqlite3")
         shutil.copy(base, sqlite_copy)
         results.append(("SQLite, 1 process", _load(sqlite_copy, 1, movers, timed, seconds)))
-        postgres_ok = asyncio.run(_postgres_answers())
-        for label, processes in (("PostgreSQL, 1 process", 1), (None, SEVERAL)):
-            label = label or f"PostgreSQL, {processes} processes"
+        runs: list[tuple[str, int, float | None]] = [
+            ("PostgreSQL, 1 process", 1, None),
+            (f"PostgreSQL, {SEVERAL} processes", SEVERAL, None),
+        ]
+        runs += [
+            (f"PostgreSQL, 1 process, {delay:g} ms per round trip (proxy)", 1, delay)
+            for delay in DELAYS_MS
+        ]
+        for label, processes, delay in runs:
             if not postgres_ok:
                 results.append((label, f"not measured: no PostgreSQL server at {POSTGRES}"))
                 continue
@@ -106,7 +130,7 @@ def measure(*, games: int, deadlines: int, seconds: float) -> list[Row]:
                 began = time.perf_counter()
                 report = asyncio.run(copy_database(base, url, engine=None))
                 copied = time.perf_counter() - began
-                if processes == 1:
+                if processes == 1 and delay is None:
                     moved = sum(c.source for c in report.counts)
                     rows.append(
                         Row(
@@ -116,7 +140,12 @@ def measure(*, games: int, deadlines: int, seconds: float) -> list[Row]:
                             f"{copied:.1f} s",
                         )
                     )
-                results.append((label, _load(url, processes, movers, timed, seconds)))
+                if delay is None:
+                    stats = _load(url, processes, movers, timed, seconds)
+                else:
+                    with _delaying_proxy(url, delay / 1000) as proxied:
+                        stats = _load(proxied, processes, movers, timed, seconds, verify=url)
+                results.append((label, stats))
     baseline = results[0][1]
     for label, stats in results:
         if isinstance(stats, str):
@@ -133,6 +162,19 @@ def measure(*, games: int, deadlines: int, seconds: float) -> list[Row]:
             base_rate = baseline.moves / baseline.seconds
             peer, peer_value = "SQLite, 1 process", f"{base_rate:,.0f} moves/s"
             ratio = f"{rate / base_rate:.2f}×"
+        if "proxy" in label and "0 ms" not in label:
+            reference = next(
+                (s for lbl, s in results if "0 ms per round trip" in lbl and isinstance(s, Stats)),
+                None,
+            )
+            if reference is not None and reference.latencies:
+                base_rate = reference.moves / reference.seconds
+                base_p95 = percentiles(reference.latencies, 95)[0]
+                peer, peer_value = (
+                    "the proxy at 0 ms",
+                    (f"{base_rate:,.0f} moves/s, p95 {base_p95 * 1000:.1f} ms"),
+                )
+                ratio = f"{rate / base_rate:.2f}×"
         rows.append(
             Row(
                 SECTION,
@@ -219,7 +261,13 @@ async def _admin(sql: str) -> None:
 
 
 def _load(
-    target: str, processes: int, movers: list[int], timed: list[int], seconds: float
+    target: str,
+    processes: int,
+    movers: list[int],
+    timed: list[int],
+    seconds: float,
+    *,
+    verify: str | None = None,
 ) -> Stats:
     start_at = time.time() + 2.0 + processes  # every process connected before the start
     parts = [movers[k::processes] for k in range(processes)]
@@ -232,7 +280,7 @@ def _load(
         ]
         for future in futures:
             total.add(future.result())
-    problems = asyncio.run(_verify(target, timed))
+    problems = asyncio.run(_verify(verify or target, timed))
     if problems:
         raise AssertionError(f"the load run on {target} broke the data: {problems}")
     return total
@@ -284,30 +332,14 @@ async def _process_async(
             return stats
 
         async def timers() -> Stats:
-            """The bot's timer pass: claim what fell due (other processes' items are left
-            to them), handle each through its guard, release it."""
+            """The bot's timer pass: batches of what fell due, each batch's rows taken
+            FOR UPDATE SKIP LOCKED (other processes' batches are skipped, not waited for)."""
             stats = Stats()
-            owner = f"bench-{seed}"
             while time.perf_counter() < end:
-                items = await storage.timers.claim(now(), owner, lease_seconds=60, limit=200)
-                for item in items:
-                    try:
-                        if item.kind is DueKind.TIMEOUT:
-                            assert item.game_id is not None and item.ply is not None
-                            await storage.games.claim_timeout(item.game_id, item.ply, now())
-                        elif item.kind in (DueKind.TURN_NOTICE, DueKind.REMINDER):
-                            if not await storage.timers.claim_notification(item, now()):
-                                stats.refused += 1
-                                continue
-                        else:
-                            continue
-                    except (ConflictError, RefusedError):
-                        stats.refused += 1
-                        continue
-                    finally:
-                        await storage.timers.release(item, owner)
-                    stats.timers += 1
-                if not items:
+                ended = await storage.timers.time_out_due(now())
+                sent = await storage.timers.notify_due(now())
+                stats.timers += len(ended) + len(sent)
+                if not ended and not sent:
                     await asyncio.sleep(0.05)
             return stats
 
@@ -329,13 +361,10 @@ async def _verify(target: str, timed: list[int]) -> list[str]:
     problems = []
     async with await Storage.open(target, engine=ENGINE, migrate=False) as storage:
         later = T0 + DAY
-        while items := await storage.timers.due(later, limit=500):
-            for item in items:
-                if item.kind is DueKind.TIMEOUT:
-                    assert item.game_id is not None and item.ply is not None
-                    await storage.games.claim_timeout(item.game_id, item.ply, later)
-                elif item.kind in (DueKind.TURN_NOTICE, DueKind.REMINDER):
-                    await storage.timers.claim_notification(item, later)
+        while await storage.timers.time_out_due(later, limit=500):
+            pass
+        while await storage.timers.notify_due(later, limit=500):
+            pass
         async with storage._db.transaction(write=False) as tx:
             holes = await tx.scalar(
                 "SELECT count(*) FROM games g WHERE g.ply_count <> "
@@ -351,6 +380,166 @@ async def _verify(target: str, timed: list[int]) -> list[str]:
             if ended != len(timed):
                 problems.append(f"{ended} of {len(timed)} deadline games ended on time")
     return problems
+
+
+# --- counting one move ---------------------------------------------------------------------
+
+
+async def _count_games(storage: Storage, count: int) -> list[int]:
+    clock = Clock(3 * DAY, DAY)
+    ids = []
+    for i in range(count):
+        new = NewGame(
+            guild_id=1,
+            channel_id=100,
+            white_id=90_000 + 2 * i,
+            black_id=90_001 + 2 * i,
+            variant_id="chess",
+            start_position=_replay("chess", (), []),
+            clock=clock,
+        )
+        ids.append((await storage.games.create(new, T0)).id)
+    return ids
+
+
+async def _storage_move(storage: Storage, game_id: int, at: int) -> None:
+    game = await storage.games.get(game_id)
+    coordinate = f"m{game.ply_count + 1}x"
+    await storage.games.append_move(
+        game_id,
+        game.to_move_id,
+        game.ply_count,
+        NewMove(
+            notation=coordinate.upper(),
+            coordinate=coordinate,
+            position_hash="ab",
+            position_text=_replay(game.variant_id, game.options, [coordinate]),
+        ),
+        at,
+    )
+
+
+async def _service_moves(storage: Storage) -> tuple[GameService, int, list[str]]:
+    """A real game of chess through the bot's service, set up for `/move`s."""
+    service = GameService(storage, clock=ManualClock(T0))
+    ann, bob = UserRef(70_001, "Ann"), UserRef(70_002, "Bob")
+    view = await service.create_challenge(
+        guild_id=1, channel_id=100, challenger=ann, opponent=bob, variant="chess", color="white"
+    )
+    game = await service.accept_challenge(view.challenge.id, bob)
+    await service.attach_thread(game.game.id, 555)
+    line = "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1 f8e7 f1e1 b7b5 a4b3 d7d6 c2c3 e8g8"
+    return service, game.game.id, line.split()
+
+
+def _per_move(label: str, what: str, counts: list[tuple[int, int]], unit: str) -> Row:
+    trips = sum(c[0] for c in counts) / len(counts)
+    transactions = sum(c[1] for c in counts) / len(counts)
+    return Row(
+        SECTION,
+        f"{label}: {what} (mean of {len(counts)})",
+        f"{trips:.1f} {unit}, {transactions:.1f} transactions",
+    )
+
+
+async def _count_postgres(url: str) -> list[Row]:
+    """Round trips and transactions of one move, read off the wire."""
+    rows = []
+    async with (
+        PgProxy.for_url(url) as proxy,
+        await Storage.open(proxy.url(url), engine=STORAGE_ENGINE) as storage,
+    ):
+        games = await _count_games(storage, COUNTED_MOVES)
+        for rounds, what in ((0, "first move of a game by this process"), (1, "next moves")):
+            counts = []
+            for game_id in games:
+                before = proxy.snapshot()
+                await _storage_move(storage, game_id, T0 + 60 + rounds)
+                spent = proxy.snapshot() - before
+                counts.append((spent.round_trips, spent.transactions))
+            rows.append(
+                _per_move("PostgreSQL", f"a move (read + write), {what}", counts, "round trips")
+            )
+        service, game_id, line = await _service_moves(storage)
+        users = [UserRef(70_001, "Ann"), UserRef(70_002, "Bob")]
+        counts = []
+        for ply, text in enumerate(line):
+            before = proxy.snapshot()
+            await service.play(channel_id=555, user=users[ply % 2], text=text)
+            spent = proxy.snapshot() - before
+            counts.append((spent.round_trips, spent.transactions))
+        rows.append(
+            _per_move(
+                "PostgreSQL",
+                "the bot's /move (GameService.play: find, check, rules, write, reply; no posts)",
+                counts,
+                "round trips",
+            )
+        )
+    return rows
+
+
+async def _count_sqlite(path: str) -> list[Row]:
+    """Statements (each a call to SQLite's thread) and transactions of one move."""
+    statements: list[str] = []
+    rows = []
+    async with await Storage.open(path, engine=STORAGE_ENGINE) as storage:
+        conn = storage._db._conn  # type: ignore[attr-defined]
+        await conn.set_trace_callback(statements.append)
+        games = await _count_games(storage, COUNTED_MOVES)
+
+        def spent(mark: int) -> tuple[int, int]:
+            done = statements[mark:]
+            return len(done), sum(s.strip().upper().startswith("BEGIN") for s in done)
+
+        counts = []
+        for game_id in games:
+            mark = len(statements)
+            await _storage_move(storage, game_id, T0 + 60)
+            counts.append(spent(mark))
+        rows.append(_per_move("SQLite", "a move (read + write)", counts, "statements"))
+        service, game_id, line = await _service_moves(storage)
+        users = [UserRef(70_001, "Ann"), UserRef(70_002, "Bob")]
+        counts = []
+        for ply, text in enumerate(line):
+            mark = len(statements)
+            await service.play(channel_id=555, user=users[ply % 2], text=text)
+            counts.append(spent(mark))
+        rows.append(
+            _per_move(
+                "SQLite", "the bot's /move (GameService.play, no posts)", counts, "statements"
+            )
+        )
+    return rows
+
+
+# --- a network between the bot and the server --------------------------------------------
+
+
+@contextlib.contextmanager
+def _delaying_proxy(url: str, delay: float) -> Iterator[str]:
+    """A `PgProxy` holding each round trip `delay` seconds, in a process of its own; yields
+    the URL through it."""
+    context = multiprocessing.get_context("spawn")
+    ports: multiprocessing.Queue[int] = context.Queue()
+    process = context.Process(target=_serve_proxy, args=(url, delay, ports), daemon=True)
+    process.start()
+    try:
+        proxy = PgProxy.for_url(url)
+        proxy.port = ports.get(timeout=30)
+        yield proxy.url(url)
+    finally:
+        process.terminate()
+        process.join(10)
+
+
+def _serve_proxy(url: str, delay: float, ports: multiprocessing.Queue[int]) -> None:
+    async def serve() -> None:
+        async with PgProxy.for_url(url, delay=delay) as proxy:
+            ports.put(proxy.port)
+            await asyncio.Event().wait()
+
+    asyncio.run(serve())
 
 
 if __name__ == "__main__":

@@ -60,8 +60,9 @@ class Scenario:
     setup: list[str]
     """Moves played before the event (White first)."""
     event: str
-    """`move:<text>`, `resign`, `draw`, `abort` or `timeout`; by the player to move (or
-    Black, for resign/draw/abort)."""
+    """`move:<text>`, `resign`, `draw`, `abort`, `timeout` or `reminder` (the hour-before
+    reminder of the player to move falls due); by the player to move (or Black, for
+    resign/draw/abort)."""
     boundaries: list[str]
     dm_notices: bool = False
 
@@ -122,16 +123,28 @@ SCENARIOS = [
         ["e2e4", "e7e5"],
         "move:g1f3",
         [
+            # The turn notice is an effect of the move: no timer between them.
             "event.committed:move",
             "effect.sent:game.moved",
             "effect.done:game.moved",
-            "timer.claimed:turn_notice",
-            "event.committed:notice",
             "effect.claimed:notice.send",
             "effect.sent:notice.send",
             "effect.done:notice.send",
         ],
         dm_notices=True,
+    ),
+    Scenario(
+        "reminder",
+        "chess",
+        ["e2e4", "e7e5"],
+        "reminder",
+        [
+            "timer.claimed:reminder",
+            "event.committed:notice",
+            "effect.claimed:notice.send",
+            "effect.sent:notice.send",
+            "effect.done:notice.send",
+        ],
     ),
 ]
 
@@ -273,6 +286,15 @@ async def happen(fake: FakeDiscord, db: Path, scenario: Scenario, game: GameSetu
         await fake.slash(game.black, game.channel, "draw", game=gid)
     elif event == "abort":
         await fake.slash(game.black, game.channel, "abort", game=gid)
+    elif event == "reminder":  # its time comes: the timer notices once poked
+        with sqlite3.connect(db) as conn:
+            conn.execute(
+                "UPDATE notifications SET due_at = ?, sent_at = NULL WHERE game_id = ? "
+                "AND kind = 'reminder' AND offset_seconds = 3600",
+                (int(time.time()) - 60, gid),
+            )
+        conn.close()
+        await fake.slash(game.white, game.channel, "settings")
     else:  # the deadline passes: the timer notices once poked (a /settings pokes it)
         with sqlite3.connect(db) as conn:
             conn.execute(
@@ -305,6 +327,15 @@ def settled(db: Path, scenario: Scenario, game: GameSetup) -> bool:
             db,
             "SELECT count(*) FROM notifications WHERE game_id = ? AND kind = 'turn' "
             "AND sent_at IS NULL",
+            (game.game_id,),
+        )[0][0]
+        if unsent:
+            return False
+    elif scenario.event == "reminder":
+        unsent = _read(
+            db,
+            "SELECT count(*) FROM notifications WHERE game_id = ? AND kind = 'reminder' "
+            "AND offset_seconds = 3600 AND sent_at IS NULL",
             (game.game_id,),
         )[0][0]
         if unsent:
