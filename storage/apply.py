@@ -65,9 +65,10 @@ _ATTEMPTS = 3
 # --- snapshots -------------------------------------------------------------------------------
 
 
-async def read_snapshot(tx: Tx, game_id: int) -> Snapshot:
+async def read_snapshot(tx: Tx, game_id: int, *, everything: bool = True) -> Snapshot:
     """The snapshot, read in the caller's transaction (the game's row locked in a write
-    transaction on PostgreSQL)."""
+    transaction on PostgreSQL). Without `everything`, the pending offers and the history
+    are left out (a move decides nothing on them)."""
     game = await _shared.fetch_game(tx, game_id)
     players = [
         player_state(row)
@@ -84,6 +85,8 @@ async def read_snapshot(tx: Tx, game_id: int) -> Snapshot:
             (game_id,),
         )
     ]
+    if not everything:
+        return snapshot_from(game, players, branches, None, None, 0, ())
     draw = await tx.one(
         "SELECT * FROM draw_offers WHERE game_id = ? AND status = 'pending'", (game_id,)
     )
@@ -341,7 +344,13 @@ class GameWriter:
         """Writes made in a transaction."""
 
     async def write(
-        self, game: int | Locate, decide: Decide, *, now: int, settle: bool = True
+        self,
+        game: int | Locate,
+        decide: Decide,
+        *,
+        now: int,
+        settle: bool = True,
+        everything: bool = True,
     ) -> Plan:
         """Decides and writes the game (its id, or how to find it); returns the plan
         written. With `settle`, a deadline that ran out is written first (and the write
@@ -354,23 +363,32 @@ class GameWriter:
                 return plan
         async with self._db.transaction() as tx:
             game_id = game if isinstance(game, int) else await game(tx)
-            plan = await self.write_in(tx, game_id, decide, now=now, settle=settle)
+            plan = await self.write_in(
+                tx, game_id, decide, now=now, settle=settle, everything=everything
+            )
         self._states.pop(game_id, None)
         self.transactions += 1
         return plan
 
     @staticmethod
     async def write_in(
-        tx: Tx, game_id: int, decide: Decide, *, now: int, settle: bool = True
+        tx: Tx,
+        game_id: int,
+        decide: Decide,
+        *,
+        now: int,
+        settle: bool = True,
+        everything: bool = True,
     ) -> Plan:
-        """The transaction way, in the caller's write transaction."""
-        snapshot = await read_snapshot(tx, game_id)
+        """The transaction way, in the caller's write transaction (`everything`: see
+        `read_snapshot`; PostgreSQL's one call always reads it all)."""
+        snapshot = await read_snapshot(tx, game_id, everything=everything)
         game = snapshot.game
         if settle and needs_settling(game, snapshot.player(game.to_move_id), now):
             settled = await _shared.settle_deadline(tx, game, now)
             if not settled.is_active:
                 raise GameLostOnTimeError(settled)
-            snapshot = await read_snapshot(tx, game_id)
+            snapshot = await read_snapshot(tx, game_id, everything=everything)
         plan = decide(snapshot)
         await apply_plan(tx, plan)
         return plan

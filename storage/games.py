@@ -282,6 +282,7 @@ class Games:
                 answer=answer,
             ),
             now=now,
+            everything=False,
         )
         return AppendedMove(plan.after, plan.extra["move"], plan.extra.get("answer"))
 
@@ -292,7 +293,10 @@ class Games:
     ) -> Game:
         """`user_id` resigns; with `expected_ply`, only if the game is still there."""
         plan = await self._writer.write(
-            game_id, lambda s: plans.resign_plan(s, user_id, now, expected_ply), now=now
+            game_id,
+            lambda s: plans.resign_plan(s, user_id, now, expected_ply),
+            now=now,
+            everything=False,
         )
         return plan.after
 
@@ -308,7 +312,10 @@ class Games:
         adjudication). Guarded like a move."""
         plans.check_outcome(outcome)
         plan = await self._writer.write(
-            game_id, lambda s: plans.end_plan(s, expected_ply, outcome, now), now=now
+            game_id,
+            lambda s: plans.end_plan(s, expected_ply, outcome, now),
+            now=now,
+            everything=False,
         )
         return plan.after
 
@@ -329,6 +336,7 @@ class Games:
             lambda s: plans.timeout_plan(s, expected_ply, now, result=result, detail=detail),
             now=now,
             settle=False,
+            everything=False,
         )
         return plan.after
 
