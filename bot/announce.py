@@ -131,24 +131,29 @@ async def channel_of(bot: Poster, channel_id: int | None) -> discord.abc.Message
 async def open_thread(bot: Poster, event: GameEvent) -> int:
     """The game's thread: started from the challenge's post when it is known (Discord allows
     one thread per message, so a repeat finds the first one: its id is the message's), else
-    a new thread in the channel. Remembered on the game at once."""
+    a new thread in the channel. Remembered on the game at once; a thread started from the
+    post is remembered before it exists (its id is the post's), so a player's first /move in
+    it finds the game however fast it comes."""
     game = event.view.game
-    if game.thread_id is not None:
+    if game.thread_id is not None and game.thread_id != game.message_id:
         return game.thread_id
     name = thread_name(event)
     parent = await channel_of(bot, game.channel_id)
     thread_id: int
     if game.message_id is not None and isinstance(parent, discord.TextChannel):
+        thread_id = game.message_id
+        if game.thread_id is None:
+            await bot.service.attach_thread(game.id, thread_id)
         try:
-            thread = await parent.get_partial_message(game.message_id).create_thread(
+            await parent.get_partial_message(game.message_id).create_thread(
                 name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
             )
-            thread_id = thread.id
         except discord.HTTPException as exc:
             if exc.code != THREAD_EXISTS:
+                await bot.service.attach_thread(game.id, None)  # no thread after all
                 raise
-            thread_id = game.message_id
-    elif isinstance(parent, discord.TextChannel):
+        return thread_id
+    if isinstance(parent, discord.TextChannel):
         thread = await parent.create_thread(
             name=name,
             auto_archive_duration=THREAD_ARCHIVE_MINUTES,

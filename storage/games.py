@@ -208,17 +208,21 @@ class Games:
         return [int(row[0]) for row in rows]
 
     async def set_thread(self, game_id: int, thread_id: int | None) -> Game:
-        """Records the game's thread; a thread holds at most one game."""
-        async with self._db.transaction() as tx:
-            await _shared.fetch_game(tx, game_id)
-            if thread_id is not None:
-                owner = await tx.scalar(
-                    "SELECT id FROM games WHERE thread_id = ? AND id <> ?", (thread_id, game_id)
-                )
-                if owner is not None:
-                    raise InvalidValueError(f"thread {thread_id} already belongs to game {owner}")
-            await tx.run("UPDATE games SET thread_id = ? WHERE id = ?", (thread_id, game_id))
-            return await _shared.fetch_game(tx, game_id)
+        """Records the game's thread; a thread holds at most one game. One statement (the
+        game becomes findable by its thread as soon as it can be)."""
+        rows = await self._db.returning(
+            "UPDATE games SET thread_id = ? WHERE id = ? AND (CAST(? AS BIGINT) IS NULL "
+            "OR NOT EXISTS (SELECT 1 FROM games AS other WHERE other.thread_id = ? "
+            "AND other.id <> ?)) RETURNING *",
+            (thread_id, game_id, thread_id, thread_id, game_id),
+        )
+        if rows:
+            return _rows.game(rows[0])
+        await _shared.fetch_game(self._db, game_id)  # GameNotFoundError
+        owner = await self._db.scalar(
+            "SELECT id FROM games WHERE thread_id = ? AND id <> ?", (thread_id, game_id)
+        )
+        raise InvalidValueError(f"thread {thread_id} already belongs to game {owner}")
 
     async def set_message(self, game_id: int, message_id: int | None) -> Game:
         async with self._db.transaction() as tx:

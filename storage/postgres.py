@@ -71,6 +71,50 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     )
 
 
+POOLER_ROUNDS = 3
+
+
+async def _refuse_transaction_pooler(dsn: str) -> None:
+    """Refuses a pooler that hands a client's transactions to different server connections
+    (PgBouncer's transaction or statement mode): statements prepared on one connection
+    would be missing on the next (or, worse, another process's statement of the same name
+    would run), and the instance lock would outlive its process. Two connections of ours
+    open at the same time ask the server which backend serves them, alone and then in
+    transactions held side by side and committed in both orders: directly (or through a
+    pooler in session mode) each keeps its own backend; a transaction pooler shows them
+    one backend, or swaps them."""
+    asyncpg = _asyncpg()
+    settings = {"application_name": "fairypost-check"}
+    try:
+        first = await asyncpg.connect(dsn, server_settings=settings)
+        second = await asyncpg.connect(dsn, server_settings=settings)
+    except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise DatabaseUnavailableError(f"cannot connect to the database: {exc}") from exc
+    pid = "SELECT pg_backend_pid()"
+    try:
+        seen = [(await first.fetchval(pid), await second.fetchval(pid))]
+        if seen[0][0] != seen[0][1]:
+            for round_no in range(POOLER_ROUNDS):
+                a, b = first.transaction(), second.transaction()
+                await a.start()
+                await b.start()
+                seen.append((await first.fetchval(pid), await second.fetchval(pid)))
+                for tx in (a, b) if round_no % 2 == 0 else (b, a):
+                    await tx.rollback()
+    finally:
+        await first.close()
+        await second.close()
+    if len({pair[0] for pair in seen}) > 1 or len({pair[1] for pair in seen}) > 1 or (
+        seen[0][0] == seen[0][1]
+    ):
+        raise DatabaseUnavailableError(
+            "a connection pooler in transaction (or statement) mode is between Fairy Post "
+            "and PostgreSQL: the same connection was served by different server connections. "
+            "Run PgBouncer with pool_mode = session, or connect to PostgreSQL directly "
+            "(docs/deploy.md, Connection poolers)"
+        )
+
+
 async def _keep_session(conn: asyncpg.Connection) -> None:
     """A connection goes back to the pool as it is: the repositories leave no session state
     behind (no SET, LISTEN or advisory lock outside a transaction), and asyncpg's default
@@ -159,6 +203,11 @@ class PostgresDatabase(Database):
             raise DatabaseUnavailableError(
                 f"cannot connect to the database {redact(url)}: {exc}"
             ) from exc
+        try:
+            await _refuse_transaction_pooler(dsn)
+        except BaseException:
+            await pool.close()
+            raise
         return cls(pool, url, dsn)
 
     async def close(self) -> None:

@@ -281,7 +281,7 @@ class GameService:
         view = await self.challenge_view(c.id)
         return view
 
-    async def attach_thread(self, game_id: int, thread_id: int) -> Game:
+    async def attach_thread(self, game_id: int, thread_id: int | None) -> Game:
         return await self.storage.games.set_thread(game_id, thread_id)
 
     async def games_without_thread(self) -> list[Game]:
