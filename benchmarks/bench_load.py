@@ -340,7 +340,11 @@ async def _process_async(
                 sent = await storage.timers.notify_due(now())
                 stats.timers += len(ended) + len(sent)
                 if not ended and not sent:
-                    await asyncio.sleep(0.05)
+                    # As the bot's loop: sleep until the next item falls due, looking again
+                    # at least every second (the bot: every 2 s on PostgreSQL).
+                    due = await storage.timers.next_due_at()
+                    wait = 1.0 if due is None else min(1.0, max(0.05, due - now()))
+                    await asyncio.sleep(wait)
             return stats
 
         rng = random.Random(seed)
