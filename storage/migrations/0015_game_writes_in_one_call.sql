@@ -1,4 +1,4 @@
--- 0014: on PostgreSQL, a guarded write of a game in one call (one round trip).
+-- 0015: on PostgreSQL, a guarded write of a game in one call (one round trip).
 --
 -- The bot decides a write (a move, an ending, an accepted takeback or draw) from a snapshot
 -- of the game (`storage/plans.py`): fp_game_state() is that snapshot, as one JSON value.
