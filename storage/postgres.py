@@ -104,8 +104,10 @@ async def _refuse_transaction_pooler(dsn: str) -> None:
     finally:
         await first.close()
         await second.close()
-    if len({pair[0] for pair in seen}) > 1 or len({pair[1] for pair in seen}) > 1 or (
-        seen[0][0] == seen[0][1]
+    if (
+        len({pair[0] for pair in seen}) > 1
+        or len({pair[1] for pair in seen}) > 1
+        or (seen[0][0] == seen[0][1])
     ):
         raise DatabaseUnavailableError(
             "a connection pooler in transaction (or statement) mode is between Fairy Post "

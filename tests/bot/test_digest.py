@@ -30,7 +30,6 @@ class Bot:
         self.runner = EffectRunner(registry, self.clock, owner=f"{self.runner.owner}+")
         self.timers = TimerService(self.service.storage, self.clock)
         await self.runner.resume(exclusive=True)
-        await self.timers.resume(exclusive=True)
 
     async def at(self, when: int) -> None:
         """The clock moves to `when`; whatever fell due is handled."""
