@@ -191,7 +191,7 @@ class EffectRunner:
         *,
         owner: str | None = None,
         lease_seconds: int = DEFAULT_LEASE_SECONDS,
-        batch: int = 5,
+        batch: int = 20,
     ) -> None:
         self.registry = registry
         self.storage = registry.storage

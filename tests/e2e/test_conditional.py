@@ -141,6 +141,8 @@ async def test_a_branching_tree_answers_over_several_plies_and_survives_a_restar
         for user in (alice, bob):
             await reply(fake, user, world.lobby, "settings", notify="dm")
         thread, _ = await start_game(world, "chess", alice, bob, days_per_move=3)
+        # White's turn begins with the game: its notice is recorded with it.
+        await fake.wait_until(lambda: len(turn_dms(fake, alice)) == 1, WAIT, "Alice's turn")
         await play(fake, alice, thread, "e4")
         await fake.wait_until(lambda: len(turn_dms(fake, bob)) == 1, WAIT, "Bob's turn notice")
         # A tree: two answers to 2... Nc6 or 2... Nf6 after 1... e5 2. Nf3, two after
@@ -223,7 +225,7 @@ async def test_a_branching_tree_answers_over_several_plies_and_survives_a_restar
         listed = await reply(fake, alice, thread, "conditional list")
         assert "1 answer waiting for bob's moves" in listed.text
         assert "If 4... Ng8-f6 → **5. O-O**" in listed.text
-        assert not turn_dms(fake, alice)
+        assert len(turn_dms(fake, alice)) == 1  # the game's start only: no answer was a turn
         assert not [m for m in fake.dms(alice) if "Reminder" in m.content]
 
         # 4... b5 is not in the tree: nothing is played for Alice, her last line is dropped,
@@ -233,7 +235,7 @@ async def test_a_branching_tree_answers_over_several_plies_and_survives_a_restar
         assert ack.content == "You played **b7-b5**."
         post = await posted(fake, thread, since, lambda m: "bob played **b7-b5**" in m.text)
         assert post.content == f"<@{alice.id}>, your move." and not post.mention_ids  # a DM
-        await fake.wait_until(lambda: len(turn_dms(fake, alice)) == 1, WAIT, "Alice's turn")
+        await fake.wait_until(lambda: len(turn_dms(fake, alice)) == 2, WAIT, "Alice's turn")
         listed = await reply(fake, alice, thread, "conditional list")
         assert "no conditional moves" in listed.text
 

@@ -361,6 +361,7 @@ def normalize(text: str, game: GameSetup) -> str:
     text = text.replace(str(game.channel.id), "CHANNEL").replace(game.channel.name, "channel")
     text = re.sub(r"<t:\d+(:\w)?>", "<t>", text)
     text = re.sub(r"(?i)game #\d+", "game #N", text)
+    text = re.sub(r"game:\d+", "game:N", text)  # "Follow this game ...: /board game:12"
     return text
 
 
