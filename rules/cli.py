@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rules.errors import GameRecordError, RulesError
 from rules.game import game_after
-from rules.notation import coordinates, format_code
+from rules.notation import coordinates, format_code, square_label
 from rules.perft import divide, perft
 from rules.postext import piece_token
 from rules.record import read_record, replay_record
@@ -116,8 +116,14 @@ def cmd_show(args: argparse.Namespace) -> int:
             code = pos.board[geo.index(f, rank)]
             token = piece_token(pos.variant, pos.t, code, bracket=False) if code else "."
             cells.append(token.ljust(width))
-        print(f"{rank + 1:>3}  {''.join(cells).rstrip()}")
-    print("     " + "".join(geo.name(geo.index(f, 0))[0].ljust(width) for f in range(geo.files)))
+        # Shogi names ranks by letters from the top and files by numbers from the right.
+        label = square_label(pos.variant, geo.index(0, rank))[1:]
+        if pos.variant.notation != "shogi":
+            label = str(rank + 1)
+        print(f"{label:>3}  {''.join(cells).rstrip()}")
+    files = [square_label(pos.variant, geo.index(f, 0)) for f in range(geo.files)]
+    files = [name[:-1] if pos.variant.notation == "shogi" else name[0] for name in files]
+    print("     " + "".join(name.ljust(width) for name in files))
     print(game.position_text)
     outcome = game.outcome()
     if outcome:

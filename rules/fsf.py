@@ -35,7 +35,8 @@ or gating letter, `+` or `-`), or a drop (`P@e5`, `+N@c3`)."""
 def letters(variant: Variant) -> dict[str, str]:
     """Piece id -> Fairy-Stockfish's letter (lowercase; `+x` for a promoted form) for every
     piece that has one: the variant's `[fairy-stockfish] letters`, else its own single letter
-    in lowercase (`p` for the letterless Pawn). Two-letter pieces without one are left out."""
+    in lowercase (`p` for the letterless Pawn, `+p` for Shogi's `+P`). Two-letter pieces
+    without one are left out."""
     out: dict[str, str] = {}
     for p in variant.pieces:
         given = variant.fsf_letters.get(p.id)
@@ -43,8 +44,8 @@ def letters(variant: Variant) -> dict[str, str]:
             out[p.id] = given
         elif p.is_pawn:
             out[p.id] = "p"
-        elif len(p.letters) == 1:
-            out[p.id] = p.letters.lower()
+        elif len(p.letters.lstrip("+")) == 1:
+            out[p.id] = p.letters.lower()  # `+p` for a promoted form written `+P`
     return out
 
 

@@ -23,6 +23,7 @@ from typing import NoReturn
 
 from rules import fsf
 from rules.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, MoveError
+from rules.geometry import FILE_LETTERS
 from rules.moves import Move
 from rules.position import (
     CASTLE,
@@ -37,6 +38,7 @@ from rules.position import (
     Position,
 )
 from rules.tables import CAPTURE, COND_INITIAL, COND_ONCE, MC, MOVE
+from rules.variant import Variant
 
 COLOR_NAMES = ("White", "Black")
 
@@ -64,6 +66,12 @@ _JANGGI_RE = re.compile(
 _PASS_WORDS = frozenset({"pass", "0000", "@@@@", "한수쉼"})
 _LOWER_RE = re.compile(rf"[a-z]{{1,2}}(?={_SQ}[-x:]?{_SQ})")
 _MARKS_RE = re.compile(r"[+#!?]+$")
+_SHOGI_MARKS_RE = re.compile(r"[#!?]+$")
+_SHOGI_SQ = r"(?:[1-9][a-p]|[1-9][1-9]|[a-p](?:1[0-6]|[1-9]))"
+_SHOGI_RE = re.compile(
+    rf"(?P<letters>\+?[A-Z]{{1,2}})?(?P<origin>{_SHOGI_SQ})?(?P<sep>[-x:*@']?)"
+    rf"(?P<target>{_SHOGI_SQ})(?P<suffix>[+\-=]|=?\+?[A-Z]{{1,2}})?"
+)
 _EP_RE = re.compile(r"\s*e\.\s*p\.?$", re.IGNORECASE)
 _CAPITAL_SQUARE_RE = re.compile(r"[A-Za-z]\d")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -118,8 +126,11 @@ def _dropped_piece(lt: Letters, letters: str) -> str | None:
 def format_code(
     pos: Position, c: int, *, letters: Letters | None = None, marks: bool = True
 ) -> str:
-    """The printed form of the legal move `c` in `pos` (check marks need a push/pop)."""
+    """The printed form of the legal move `c` in `pos` (check marks need a push/pop). In
+    Shogi notation, the Western long form: `P7g-7f`, `B8hx2b+`, `P*5e` (no check marks)."""
     lt = _letters(pos, letters)
+    if pos.variant.notation == "shogi":
+        return _shogi_form(pos, c, lt, origin=True)
     t = pos.t
     geo = t.geo
     kind = (c >> KIND_SHIFT) & KIND_MASK
@@ -213,7 +224,8 @@ def format_move(
 
 def coordinates(pos: Position, c: int) -> str:
     """The bare coordinate form (`e2e4`, `b7b8Q`, `B@c3`, `FA@c1`): what `--moves` takes
-    and storage keeps next to the printed form."""
+    and storage keeps next to the printed form. In Shogi notation a promotion is `+` and a
+    demotion `-` (`b2h8+`, `a1a2-`), as Fairy-Stockfish's UCI writes them."""
     t = pos.t
     geo = t.geo
     lt = variant_letters(pos)
@@ -227,7 +239,8 @@ def coordinates(pos: Position, c: int) -> str:
     text = f"{geo.name(o)}{geo.name(d)}"
     promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
     if promo:
-        text += lt.of(t.type_ids[promo])
+        mark = _shogi_mark(pos, c) if pos.variant.notation == "shogi" else ""
+        text += mark if mark in ("+", "-") else lt.of(t.type_ids[promo])
     return text + _hand_gate(pos, c, lt)
 
 
@@ -379,6 +392,8 @@ def format_short(
     rest (castling, drops, swaps, placements). `pgn=True` gives PGN's SAN (`e8=Q`, `#`)."""
     lt = _letters(pos, letters)
     t = pos.t
+    if pos.variant.notation == "shogi":
+        return _shogi_form(pos, c, lt, origin=False)
     kind = (c >> KIND_SHIFT) & KIND_MASK
     if kind not in (NORMAL, EP):
         text = format_code(pos, c, letters=lt, marks=False)
@@ -393,6 +408,171 @@ def format_short(
         text += _hand_gate(pos, c, lt)
     mark = check_mark(pos, c)
     return text + ("#" if pgn and mark == "++" else mark)
+
+
+# ------------------------------------------------------------------ Western Shogi notation
+
+
+def shogi_square(pos: Position, sq: int) -> str:
+    """A square as Western Shogi notation names it: the file counted from the right (from
+    Black's, the first player's, side), the rank a letter from the top: `7f`."""
+    return square_label(pos.variant, sq)
+
+
+def square_label(variant: Variant, sq: int) -> str:
+    """A square as the variant's players name it: `7f` in Shogi notation, `c6` otherwise."""
+    geo = variant.geometry
+    if variant.notation != "shogi":
+        return geo.name(sq)
+    return f"{geo.files - geo.file_of(sq)}{FILE_LETTERS[geo.ranks - 1 - geo.rank_of(sq)]}"
+
+
+def _shogi_mark(pos: Position, c: int) -> str:
+    """A Shogi move's suffix: `+` promotes, `-` turns a promoted piece back (Kyoto, Micro),
+    `=` declines a promotion the move could make, "" otherwise; for a promotion among
+    several pieces, the new piece's letters."""
+    t = pos.t
+    promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+    mover = pos.variant.piece(t.type_ids[pos.board[c & 0xFF] >> 1])
+    if promo:
+        new = t.type_ids[promo]
+        if new == mover.demotes_to:
+            return "-"
+        if mover.promotion is not None and len(mover.promotion.to) == 1:
+            return "+"
+        return pos.variant.piece(new).letters
+    kind = (c >> KIND_SHIFT) & KIND_MASK
+    return "=" if kind == NORMAL and pos.promotion_offered(c) else ""
+
+
+def _shogi_form(pos: Position, c: int, lt: Letters, *, origin: bool) -> str:
+    """Western (Hodges) notation: letters, the origin (always, or only when another piece
+    of the type could make the move), `-`, `x` or `*` for a drop, the destination, then
+    `+`, `-` or `=`: `P-7f`, `G6h-5h`, `Bx2b+`, `P*5e`, `+R-2b`, `S-4d=`."""
+    t = pos.t
+    kind = (c >> KIND_SHIFT) & KIND_MASK
+    o, d = c & 0xFF, (c >> 8) & 0xFF
+    if kind in (DROP, PLACE):
+        return f"{_drop_letters(lt, t.type_ids[o])}*{shogi_square(pos, d)}"
+    piece = pos.board[o]
+    text = lt.of(t.type_ids[piece >> 1])
+    if origin or any(
+        (x >> 8) & 0xFF == d
+        and x & 0xFF != o
+        and pos.board[x & 0xFF] == piece
+        and x & ~0xFF == c & ~0xFF
+        for x in pos.legal_codes()
+    ):
+        text += shogi_square(pos, o)
+    text += "x" if kind == EP or pos.board[d] else "-"
+    return text + shogi_square(pos, d) + _shogi_mark(pos, c)
+
+
+def _shogi_square_index(pos: Position, raw: str, text: str) -> int:
+    """A square written the Shogi way (`7f`, or `76` on boards of up to 9 ranks) or the
+    algebraic way (`c6`)."""
+    geo = pos.t.geo
+    if not text[0].isdigit():
+        return _square(pos, raw, text)
+    file = geo.files - int(text[0])
+    second = text[1]
+    rank = (
+        geo.ranks - int(second) if second.isdigit() else geo.ranks - 1 - FILE_LETTERS.index(second)
+    )
+    if not (0 <= file < geo.files and 0 <= rank < geo.ranks) or (
+        second.isdigit() and geo.ranks > 9
+    ):
+        last = f"{FILE_LETTERS[geo.ranks - 1]}"
+        raise InvalidMoveError(
+            raw,
+            f"{text} is not a square: files run from {geo.files} to 1 (right to left), ranks "
+            f"from a to {last} (top to bottom)",
+        )
+    return geo.index(file, rank)
+
+
+def _parse_shogi(pos: Position, raw: str, body: str, lt: Letters) -> int | None:
+    """A move in Western Shogi notation (`P-7f`, `P7g-7f`, `Bx2b+`, `S-4d=`, `P*5e`, `+B-5e`,
+    `P76`, `7g7f`) or in coordinates with Shogi's marks (`c3c4`, `b2h8+`, `P@e5`, `a1a2-`);
+    None when `body` has neither shape (the other readings are tried then)."""
+    m = _SHOGI_RE.fullmatch(body)
+    if m is None:
+        return None
+    t = pos.t
+    geo = t.geo
+    letters, sep, suffix = m.group("letters"), m.group("sep"), m.group("suffix")
+    target = _shogi_square_index(pos, raw, m.group("target"))
+    if sep in ("*", "@", "'"):
+        if m.group("origin") or suffix or not letters:
+            raise InvalidMoveError(raw, "a drop is the piece's letter, * and a square: P*5e")
+        return _parse_drop(pos, raw, letters, geo.name(target), lt)
+    if m.group("origin") is None:
+        if letters is None:
+            return None
+        pid = _piece_of_letters(pos, raw, letters, lt)
+        codes = [
+            c for c in _board_codes_to(pos, target) if t.type_ids[pos.board[c & 0xFF] >> 1] == pid
+        ]
+        if not codes:
+            name = pos.variant.piece(pid).name
+            raise IllegalMoveError(raw, f"no {name} of yours can go to {shogi_square(pos, target)}")
+        fitting = [c for c in codes if _suffix_fits(pos, c, suffix)] or codes
+        origins = sorted({c & 0xFF for c in fitting})
+        if len(origins) > 1:
+            shown = tuple(
+                _shogi_form(pos, next(c for c in fitting if c & 0xFF == o), lt, origin=True)
+                for o in origins
+            )
+            choice = ", ".join(shown[:-1]) + f" or {shown[-1]}"
+            raise AmbiguousMoveError(raw, f"several moves fit; which one: {choice}?", shown)
+        origin = origins[0]
+    else:
+        origin = _shogi_square_index(pos, raw, m.group("origin"))
+    return _parse_board(
+        pos,
+        raw,
+        letters,
+        origin,
+        target,
+        _suffix_letters(pos, raw, origin, suffix, lt),
+        None,
+        lt,
+        plain_only=suffix == "=",
+    )
+
+
+def _suffix_fits(pos: Position, c: int, suffix: str | None) -> bool:
+    if not suffix:
+        return True
+    mark = _shogi_mark(pos, c)
+    return mark == suffix or (suffix == "=" and mark == "")
+
+
+def _suffix_letters(
+    pos: Position, raw: str, origin: int, suffix: str | None, lt: Letters
+) -> str | None:
+    """The promotion letters a Shogi suffix stands for: `+` the piece's one promoted form,
+    `-` the piece it turns back into, a piece's letters themselves; None for `=` or none."""
+    if suffix in (None, "="):
+        return None
+    if suffix not in ("+", "-"):
+        return suffix.lstrip("=")
+    t = pos.t
+    code = pos.board[origin]
+    if not code:
+        return None  # `_parse_board` says there is no piece there
+    mover = pos.variant.piece(t.type_ids[code >> 1])
+    if suffix == "-":
+        if mover.demotes_to is None:
+            raise IllegalMoveError(raw, f"a {mover.name} has no side to turn back to: remove '-'")
+        return lt.of(mover.demotes_to)
+    ups = [p for p in (mover.promotion.to if mover.promotion else ()) if p != mover.demotes_to]
+    if len(ups) != 1:
+        if not ups:
+            raise IllegalMoveError(raw, f"a {mover.name} does not promote: remove '+'")
+        choices = ", ".join(lt.of(p) for p in ups)
+        raise IllegalMoveError(raw, f"say what the piece becomes: one of {choices}")
+    return lt.of(ups[0])
 
 
 def _board_codes_to(pos: Position, target: int) -> list[int]:
@@ -455,8 +635,14 @@ def parse(
     legal here) or `AmbiguousMoveError` (several moves fit; their short forms attached).
     Marks are ignored unless `check_marks` (game records verify theirs)."""
     raw = text
-    body, claimed = _clean(raw)
     lt = _letters(pos, letters)
+    if pos.variant.notation == "shogi":
+        # `+`, `-` and `=` end a Shogi move (promote, turn back, decline): not check marks.
+        body, claimed = _clean(raw, shogi=True)
+        found = _parse_shogi(pos, raw, body, lt)
+        if found is not None:
+            return Parsed(found, pos.to_move(found), None)
+    body, claimed = _clean(raw)
     errors: list[MoveError] = []
     promotes_in_uci = raw.strip()[-1:] in ("+", "-") and fsf.marks_promotion(pos.variant)
     uci = fsf.parse_uci(pos, raw.strip()) if promotes_in_uci else None
@@ -491,9 +677,10 @@ def _uci_or_none(pos: Position, text: str) -> int | None:
         return None
 
 
-def _clean(raw: str) -> tuple[str, str | None]:
+def _clean(raw: str, *, shogi: bool = False) -> tuple[str, str | None]:
     """The move's body without surrounding or inner spaces, `e.p.` and annotations, and the
-    check mark it claimed. Refuses what cannot be a move whatever the position."""
+    check mark it claimed. Refuses what cannot be a move whatever the position. In Shogi
+    notation a final `+` is the move's promotion, kept in the body."""
     text = raw.strip()
     if not text:
         raise InvalidMoveError(raw, "empty move: write it like e2-e4, Nf3 or e2e4")
@@ -508,8 +695,9 @@ def _clean(raw: str) -> tuple[str, str | None]:
             text[:MAX_MOVE_TEXT] + "…", "too long to be a move: write it like e2-e4 or Nf3"
         )
     marks = ""
+    marks_re = _SHOGI_MARKS_RE if shogi else _MARKS_RE
     while True:
-        m = _MARKS_RE.search(text)
+        m = marks_re.search(text)
         if m:
             marks += m.group(0)
             text = text[: m.start()].rstrip()
@@ -758,6 +946,7 @@ def _parse_board(
     lt: Letters,
     *,
     swap: bool = False,
+    plain_only: bool = False,
 ) -> int:
     t = pos.t
     geo = t.geo
@@ -801,7 +990,13 @@ def _parse_board(
         if (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
     }
     plain = [c for c in candidates if c not in promo_codes]
-    if promo is not None:
+    if plain_only and not plain:
+        raise IllegalMoveError(
+            raw, f"{geo.name(origin)}-{geo.name(target)} must promote here: write + instead of ="
+        )
+    if plain_only:
+        code = plain[0]
+    elif promo is not None:
         wanted = promo.upper()
         if not promo_codes:
             raise IllegalMoveError(
@@ -982,9 +1177,24 @@ def _parse_drop(pos: Position, raw: str, letters: str, target_name: str, lt: Let
         return _raise(raw, f"you have no {name} in hand")
     if pos.board[target]:
         return _raise(raw, f"{geo.name(target)} is occupied: drops go on empty squares")
-    if geo.row(target, pos.side) in v.piece(pid).no_drop_rows:
+    piece = v.piece(pid)
+    where = shogi_square(pos, target) if v.notation == "shogi" else geo.name(target)
+    if geo.row(target, pos.side) in piece.no_drop_rows:
         return _raise(raw, f"a {name} may not be dropped on your row {geo.row(target, pos.side)}")
-    return _raise(raw, f"you cannot drop a {name} on {geo.name(target)}")
+    code = t.code(pid, pos.side)
+    stuck = t.immobile[code]
+    if stuck is not None and stuck[target]:
+        return _raise(raw, f"a {name} dropped on {where} could never move")
+    region = piece.drop_region or v.drop_region or piece.region
+    if region is not None and target not in v.region(region).of(pos.side):
+        return _raise(raw, f"a {name} may be dropped only in the region {region!r}")
+    if t.one_per_file[code] and any(
+        geo.file_of(sq) == geo.file_of(target) for sq in pos.pieces[code]
+    ):
+        return _raise(raw, f"you already have a {name} on that file (two on a file: nifu)")
+    if piece.drop_mate == "illegal":
+        return _raise(raw, f"a {name} may not be dropped to give checkmate")
+    return _raise(raw, f"you cannot drop a {name} on {where}")
 
 
 def _raise(raw: str, reason: str) -> NoReturn:

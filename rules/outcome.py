@@ -14,11 +14,13 @@ class Termination(Enum):
     STALEMATE = "stalemate"
     STALEMATE_POINTS = "stalemate on points"
     STALEMATE_WIN = "stalemate loses"
+    DROP_MATE = "drop mate"
     BARE_KING = "bare king"
     FORBIDDEN_MATE = "forbidden mate"
     MATE_DRAW = "drawn mate"
     GOAL = "goal zone"
     REPETITION = "repetition"
+    REPETITION_LOSS = "repetition loses"
     PERPETUAL_CHECK = "perpetual check"
     MOVE_REPETITION = "repeated move"
     BIKJANG = "bikjang"
@@ -39,11 +41,13 @@ BY_RULE = frozenset(
         Termination.STALEMATE,
         Termination.STALEMATE_POINTS,
         Termination.STALEMATE_WIN,
+        Termination.DROP_MATE,
         Termination.BARE_KING,
         Termination.FORBIDDEN_MATE,
         Termination.MATE_DRAW,
         Termination.GOAL,
         Termination.REPETITION,
+        Termination.REPETITION_LOSS,
         Termination.PERPETUAL_CHECK,
         Termination.MOVE_REPETITION,
         Termination.BIKJANG,
@@ -92,13 +96,17 @@ class Outcome:
             case Termination.FORBIDDEN_MATE:
                 return f"{w} wins: {loser}'s checkmate was given by a forbidden piece"
             case Termination.GOAL:
-                return f"{w} wins by reaching the goal"
+                return f"{w} wins by reaching the goal" if w else "draw: both reached the goal"
             case Termination.REPETITION if self.winner is not None:
                 return f"{w} wins on points after repetition"
             case Termination.REPETITION:
                 return "draw by repetition"
+            case Termination.REPETITION_LOSS:
+                return f"{w} wins by repetition"
             case Termination.PERPETUAL_CHECK:
                 return f"{w} wins: {loser} gave perpetual check"
+            case Termination.DROP_MATE:
+                return f"{w} wins: {loser} gave mate with a forbidden drop"
             case Termination.MOVE_REPETITION:
                 return f"{w} wins: {loser} repeated a move"
             case Termination.BIKJANG if self.winner is not None:
@@ -154,6 +162,10 @@ class Outcome:
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]}'s checkmate was given by a forbidden "
                 "piece": Termination.FORBIDDEN_MATE,
                 f"{name} wins by reaching the goal": Termination.GOAL,
+                f"{name} wins by repetition": Termination.REPETITION_LOSS,
+                f"{name} wins: {COLOR_NAMES[winner ^ 1]} gave mate with a forbidden drop": (
+                    Termination.DROP_MATE
+                ),
                 f"{name} wins by resignation": Termination.RESIGNATION,
                 f"{name} wins on time": Termination.TIME,
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]} gave perpetual check": (
@@ -179,6 +191,7 @@ class Outcome:
             "draw by repetition": Termination.REPETITION,
             "draw by bikjang": Termination.BIKJANG,
             "draw: both sides passed": Termination.PASSES,
+            "draw: both reached the goal": Termination.GOAL,
             "draw by insufficient material": Termination.INSUFFICIENT_MATERIAL,
             "draw by the counting rule": Termination.COUNTING,
             "draw by baring the king": Termination.BARE_KING,

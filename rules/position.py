@@ -470,12 +470,20 @@ class Position:
                         break
 
     def _promote(self, code: int, start: int, out: list[int]) -> None:
-        """Expand the moves from `start` on that end in the piece's promotion zone."""
+        """Expand the moves from `start` on that may promote: those ending on a promotion
+        row or in the zone, or leaving the zone; drop the moves that would leave the piece
+        where it could never move again (immobility-illegal: it must promote there)."""
         t = self.t
         zone = t.promo_zone[code]
+        stuck = t.immobile[t.flip[code]]
         if zone is None:
+            if stuck is not None:
+                out[start:] = [c for c in out[start:] if not stuck[(c >> 8) & 0xFF]]
             return
         pawn_only = t.promo_pawn_only[code]
+        origin = t.promo_origin[code]
+        capture_only = t.promo_capture_only[code]
+        board = self.board
         moved = out[start:]
         del out[start:]
         choices = t.promo_choices[code]
@@ -484,14 +492,39 @@ class Position:
             start_count = t.start_count
             choices = tuple(c for c in choices if len(pieces[c]) < start_count[c])
         for c in moved:
-            z = zone[(c >> 8) & 0xFF]
+            d = (c >> 8) & 0xFF
+            z = zone[d]
+            if origin is not None:
+                z = max(z, origin[c & 0xFF])
+                if capture_only and not board[d]:
+                    z = 0
             if not z or (pawn_only and not c & F_PAWN):
-                out.append(c)
+                if stuck is None or not stuck[d]:
+                    out.append(c)
                 continue
-            if z == 1:
+            if z == 1 and (stuck is None or not stuck[d]):
                 out.append(c)
             for choice in choices:
                 out.append(c | (choice >> 1) << PROMO_SHIFT)
+
+    def promotion_offered(self, c: int) -> bool:
+        """Whether the board move `c` (as a plain move) is one its piece may promote with:
+        on a promotion row, into, out of or inside its zone (on a capture, where only
+        captures promote)."""
+        t = self.t
+        code = self.board[c & 0xFF]
+        zone = t.promo_zone[code]
+        if zone is None or not t.promo_choices[code]:
+            return False
+        d = (c >> 8) & 0xFF
+        if t.promo_pawn_only[code] and not c & F_PAWN:
+            return False
+        origin = t.promo_origin[code]
+        if origin is None:
+            return bool(zone[d])
+        if t.promo_capture_only[code] and not self.board[d]:
+            return False
+        return bool(zone[d] or origin[c & 0xFF])
 
     def pseudo_codes(self) -> list[int]:
         """Pseudo-legal moves of the side to move (own King's safety not yet tested)."""
@@ -640,6 +673,9 @@ class Position:
                         out.append(c)
 
     def _drop_codes(self, out: list[int]) -> None:
+        """Drops from the hand: on empty squares where the piece may be dropped (its rows,
+        regions and the immobility rule: `Tables.drop_ok`), not on a file where its owner
+        has one of its type already when it is dropped one per file (Shogi's nifu)."""
         t = self.t
         geo = t.geo
         side = self.side
@@ -649,12 +685,13 @@ class Position:
             if not n:
                 continue
             for face in t.family_faces[code >> 1]:
-                forbidden = t.no_drop_rows[face << 1 | side]
-                region = t.mask[face << 1 | side]
+                fcode = face << 1 | side
+                ok = t.drop_ok[fcode]
+                files = (
+                    {sq % geo.files for sq in self.pieces[fcode]} if t.one_per_file[fcode] else ()
+                )
                 for sq in empties:
-                    if forbidden and geo.row(sq, side) in forbidden:
-                        continue
-                    if region is not None and sq not in region:
+                    if (ok is not None and not ok[sq]) or (files and sq % geo.files in files):
                         continue
                     out.append(face | sq << 8 | DROP << KIND_SHIFT)
 
@@ -685,8 +722,29 @@ class Position:
         out = self._legal_board_codes()
         if self.variant.reserve_in_hand and any(self.hands[self.side]):
             self._gating_codes(out)
+        if self.t.any_drop_mate == 2:
+            out = [c for c in out if not self._illegal_drop_mate(c)]
         self._legal = tuple(out)
         return out
+
+    def _illegal_drop_mate(self, c: int) -> bool:
+        """A drop of a piece whose `drop-mate` is illegal that checkmates."""
+        if (c >> KIND_SHIFT) & KIND_MASK != DROP or self.t.drop_mate[c & 0xFF] != 2:
+            return False
+        self.push_code(c, keep_key=False)
+        try:
+            return self.is_check() and not self.legal_codes()
+        finally:
+            self.pop_code()
+
+    def _mated_by_drop(self) -> bool:
+        """The last move dropped a piece whose `drop-mate` is a loss (the caller has found
+        the side to move checkmated): the mated side wins, as Fairy-Stockfish scores a
+        Pawn-drop mate in Shogi."""
+        if not self._stack:
+            return False
+        c = self._stack[-1].code
+        return (c >> KIND_SHIFT) & KIND_MASK == DROP and self.t.drop_mate[c & 0xFF] == 1
 
     def _legal_board_codes(self) -> list[int]:
         if self.variant.goal == "royal-capture":
@@ -1130,7 +1188,10 @@ class Position:
             promo = (c >> PROMO_SHIFT) & PROMO_MASK
             if promo:
                 new = promo << 1 | side
-                reset = True
+                # A promotion restarts the move count, except where pieces also turn back
+                # (Kyoto, Micro: no promotion is final), as in Fairy-Stockfish.
+                if t.promo_origin[piece] is None or not t.turns_back:
+                    reset = True
             else:
                 new = t.flip[piece]
             promoted = self.promoted
@@ -1512,6 +1573,8 @@ class Position:
             legal = self.legal_codes()
         if not legal:
             if v.goal == "checkmate" and self.is_check():
+                if self.t.any_drop_mate == 1 and self._mated_by_drop():
+                    return Outcome(Termination.DROP_MATE, winner=side)
                 if v.mate is not None:
                     return self._conditional_mate(v.mate)
                 return Outcome(Termination.CHECKMATE, winner=side ^ 1)
@@ -1550,9 +1613,9 @@ class Position:
         if self.placing:
             return None
         if v.zone is not None:
-            reached = self._zone_reached()
-            if reached is not None:
-                return Outcome(Termination.GOAL, winner=reached)
+            ended = self._zone_outcome()
+            if ended is not None:
+                return ended
         if (v.passing or v.bikjang) and self._stack:
             ended = self._passed_out()
             if ended is not None:
@@ -1783,6 +1846,19 @@ class Position:
             if them != us:
                 loser = self.side ^ 1 if them else self.side
                 return Outcome(Termination.PERPETUAL_CHECK, winner=loser ^ 1)
+            if them:
+                return Outcome(Termination.REPETITION, winner=self.points_winner())
+        # `repetition-result`, as Fairy-Stockfish's nFoldValue: the repeating move was the
+        # side's that is not to move (Minishogi's sennichite loses for White whoever repeats).
+        side = self.side
+        winner = {
+            "white-loses": 1,
+            "black-loses": 0,
+            "repeater-loses": side,
+            "repeater-wins": side ^ 1,
+        }.get(v.repetition_result)
+        if winner is not None:
+            return Outcome(Termination.REPETITION_LOSS, winner=winner)
         return Outcome(Termination.REPETITION, winner=self.points_winner())
 
     def _zone_reached(self) -> int | None:
@@ -1795,6 +1871,35 @@ class Position:
             code = t.code(v.zone.piece, color)
             if self.pieces[code] & v.zone.squares[color]:
                 return color
+        return None
+
+    def _zone_outcome(self) -> Outcome | None:
+        """The goal zone's verdict: a side whose goal piece reached it wins."""
+        v = self.variant
+        assert v.zone is not None
+        if self.placing:
+            return None
+        if v.zone.safe:
+            return self._safe_zone()
+        reached = self._zone_reached()
+        return None if reached is None else Outcome(Termination.GOAL, winner=reached)
+
+    def _safe_zone(self) -> Outcome | None:
+        """A goal zone to be reached safely (Dobutsu's Lion): a side whose goal piece stands
+        there unattacked wins, the side to move looked at first; both: a draw. Of two or
+        more goal pieces there, none needs to be safe (as in Fairy-Stockfish)."""
+        v = self.variant
+        assert v.zone is not None
+        t = self.t
+        reached = [False, False]
+        for color in (0, 1):
+            there = self.pieces[t.code(v.zone.piece, color)] & v.zone.squares[color]
+            reached[color] = len(there) > 1 or any(not self.attacked(sq, color ^ 1) for sq in there)
+        side = self.side
+        if reached[side]:
+            return Outcome(Termination.GOAL, winner=None if reached[side ^ 1] else side)
+        if reached[side ^ 1]:
+            return Outcome(Termination.GOAL, winner=side ^ 1)
         return None
 
     def _bare_king(self) -> Outcome | None:

@@ -6,8 +6,9 @@ The board lists ranks from the top (Black's side) down, separated by `/`. White 
 are uppercase, Black lowercase; a two-letter piece is written in parentheses, `(SH)` or
 `(sh)`; runs of empty squares are numbers (1-16). The Pawn is `P`/`p`, or `+`/`-` in
 variants where `P` is another piece's letter (Bigorra, Timurid), as in the spec's
-diagrams. Castling rights are FEN's `KQkq` (K: with the Rook on the higher file). The
-optional fields that follow appear only when the variant has the state they describe:
+diagrams. A promoted Shogi piece is `+` and its letter, as Fairy-Stockfish writes it: `+P`
+(White's), `+p` (Black's). Castling rights are FEN's `KQkq` (K: with the Rook on the higher
+file). The optional fields that follow appear only when the variant has the state they describe:
 
     options:a,b          the variant options in play (Patricia)
     hand:R,B,p           pieces in hand (Patricia, drops; S-Chess reserves), White's uppercase
@@ -33,6 +34,8 @@ from rules.tables import Tables, tables_of
 from rules.variant import Variant, load_variant, variant_with_options
 
 _TOKEN_RE = re.compile(r"\(([A-Za-z]{2})\)|([A-Za-z+\-])|(\d+)")
+_PLUS_TOKEN_RE = re.compile(r"\((\+?[A-Za-z]{1,2})\)|(\+[A-Za-z]|[A-Za-z\-])|(\d+)")
+"""Where promoted pieces are written `+P` (Shogi), `+` begins a piece's letters."""
 EXT_ORDER = ("options", "hand", "reserve", "gates", "once", "promoted", "moved", "count")
 
 
@@ -46,7 +49,7 @@ def piece_token(variant: Variant, tables: Tables, code: int, *, bracket: bool = 
             return "+" if white else "-"
         return "P" if white else "p"
     letters = piece.letters if white else piece.letters.lower()
-    return f"({letters})" if len(letters) > 1 and bracket else letters
+    return f"({letters})" if len(letters.lstrip("+")) > 1 and bracket else letters
 
 
 def _token_code(variant: Variant, tables: Tables, token: str) -> int | None:
@@ -210,6 +213,9 @@ def parse_position(variant: Variant | str, text: str) -> Position:
             f"halfmove clock, move number); found {len(fields)}"
         )
     pos = Position(variant, t)
+    token_re = (
+        _PLUS_TOKEN_RE if any(p.letters.startswith("+") for p in variant.pieces) else _TOKEN_RE
+    )
     rows = fields[0].split("/")
     if len(rows) != geo.ranks:
         raise PositionTextError(f"the board has {len(rows)} ranks; {variant.name} has {geo.ranks}")
@@ -218,7 +224,7 @@ def parse_position(variant: Variant | str, text: str) -> Position:
         f = 0
         pos_in_row = 0
         while pos_in_row < len(row):
-            m = _TOKEN_RE.match(row, pos_in_row)
+            m = token_re.match(row, pos_in_row)
             if not m:
                 raise PositionTextError(
                     f"rank {rank + 1}: unexpected {row[pos_in_row]!r} in {row!r}"

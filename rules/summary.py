@@ -188,6 +188,75 @@ def _asian_rules(v: Variant) -> list[str]:
     return lines
 
 
+def _ranks_text(v: Variant, name: str) -> str:
+    """A region for White in words: `ranks 7, 8 and 9` when it is whole ranks."""
+    squares = v.region(name).of(0)
+    geo = v.geometry
+    ranks = sorted({geo.rank_of(sq) for sq in squares})
+    if len(squares) == len(ranks) * geo.files:
+        numbers = _and([str(r + 1) for r in ranks])
+        return f"rank{'s' if len(ranks) > 1 else ''} {numbers} for White"
+    return f"{format_squares(squares, geo)} for White"
+
+
+def _zone_promotions(v: Variant) -> list[str]:
+    """Zone promotions, one line per kind of rule: who becomes what, and when."""
+    groups: dict[tuple[str, bool, bool, bool], list[str]] = {}
+    for p in v.pieces:
+        if p.promotion is None or p.promotion.zone is None:
+            continue
+        back = p.demotes_to is not None and p.promotion.to == (p.demotes_to,)
+        key = (p.promotion.zone, p.promotion.mandatory, p.promotion.on_capture, back)
+        to = " or ".join(v.piece(t).name for t in p.promotion.to)
+        groups.setdefault(key, []).append(f"{p.name} to {to}")
+    lines = []
+    for (zone, mandatory, on_capture, back), pieces in groups.items():
+        verb = "turn back" if back else "promote"
+        whole = all(len(sq) == v.geometry.size for sq in v.region(zone).squares)
+        if whole:
+            when = "on every capture" if on_capture else "after every move"
+            must = "must" if mandatory else "may"
+            lines.append(f"Pieces {verb} {when} ({must}): {', '.join(pieces)}.")
+            continue
+        must = "must" if mandatory else "may"
+        moves = "captures" if on_capture else "moves"
+        lines.append(
+            f"Pieces {must} {verb} on {moves} into, out of or inside the "
+            f"{zone.replace('-', ' ')} ({_ranks_text(v, zone)}): {', '.join(pieces)}."
+        )
+    return lines
+
+
+def _shogi_example(v: Variant) -> str:
+    """A square of the board in Shogi notation (the middle file, the middle rank)."""
+    geo = v.geometry
+    return f"{(geo.files + 1) // 2}{'abcdefghijklmnop'[(geo.ranks - 1) // 2]}"
+
+
+def _drop_rules(v: Variant) -> list[str]:
+    """The restrictions on drops, one line each."""
+    lines = []
+    if v.drop_region:
+        lines.append(f"Pieces are dropped only in the {_region(v, v.drop_region)}.")
+    if v.drop_promoted:
+        lines.append("A piece in hand may be dropped showing either side.")
+    if v.immobility_illegal:
+        lines.append(
+            "No piece may be moved or dropped where it could never move again: it must "
+            "promote there, or go elsewhere."
+        )
+    for p in v.pieces:
+        if p.drop_region:
+            lines.append(f"{p.name}: dropped only in the {_region(v, p.drop_region)}.")
+        if p.drop_one_per_file:
+            lines.append(f"{p.name}: never dropped on a file that has one of yours already.")
+        if p.drop_mate == "loss":
+            lines.append(f"{p.name}: mating by dropping it loses the game.")
+        elif p.drop_mate == "illegal":
+            lines.append(f"{p.name}: may not be dropped to give checkmate.")
+    return lines
+
+
 def rules_summary(v: Variant) -> tuple[str, ...]:
     """Short rule lines generated from the variant's data."""
     lines = []
@@ -201,7 +270,8 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         where = _squares(v, white)
         if black != white:
             where = f"{where} (White), {_squares(v, black)} (Black)"
-        lines.append(f"A {piece} that reaches {where} wins at once.")
+        safely = " without being attacked there" if v.zone.safe else ""
+        lines.append(f"A {piece} that reaches {where}{safely} wins at once.")
     if v.bare_king:
         lines.append(
             "A side left with only its King loses, unless it bares the other King in its "
@@ -220,7 +290,14 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
     rule = f"the {v.move_rule}-move rule" if v.move_rule else "no move-count rule"
     fold = {2: "Twofold", 3: "Threefold", 4: "Fourfold"}.get(v.repetition, f"{v.repetition}-fold")
     if v.points is None:
-        lines.append(f"{fold} repetition is a draw; {rule}. Draws by rule are automatic.")
+        result = {
+            "draw": "is a draw",
+            "white-loses": "loses for White",
+            "black-loses": "loses for Black",
+            "repeater-loses": "loses for the side that repeats the position",
+            "repeater-wins": "wins for the side that repeats the position",
+        }[v.repetition_result]
+        lines.append(f"{fold} repetition {result}; {rule}. Endings by rule are automatic.")
     else:
         lines.append(
             f"{fold} repetition and {rule} are decided on points, and so is any draw by rule."
@@ -243,8 +320,9 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
     if v.ep_capturers:
         names = ", ".join(v.piece(p).name for p in sorted(v.ep_capturers))
         lines.append(f"En passant: taken by {names}.")
+    lines.extend(_zone_promotions(v))
     for p in v.pieces:
-        if p.promotion:
+        if p.promotion and p.promotion.zone is None:
             to = ", ".join(v.piece(t).name for t in p.promotion.to)
             parts = []
             if p.promotion.compulsory_rows:
@@ -294,10 +372,25 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             lines.append(f"{p.name}: checkmated, it may swap places with a {heir} (Kf2<>Pe5).")
     if v.captures_to_hand:
         demoted = (
-            " A captured promoted piece returns as the piece it was." if v.demote_to_hand else ""
+            " A captured promoted piece returns as the piece it was."
+            if v.demote_to_hand or any(p.demotes_to for p in v.pieces)
+            else ""
         )
+        dropped = next((p for p in v.pieces if not p.royal and p.letters), None)
+        example = "B*c3"
+        if v.notation == "shogi" and dropped is not None:
+            example = f"{dropped.letters}*{_shogi_example(v)}"
         lines.append(
-            f"Captured pieces go to your hand; drop them on empty squares (B*c3).{demoted}"
+            f"Captured pieces go to your hand; drop them on empty squares ({example}).{demoted}"
+        )
+        lines.extend(_drop_rules(v))
+    if v.notation == "shogi":
+        last = "abcdefghijklmnop"[v.geometry.ranks - 1]
+        lines.append(
+            f"Moves are written in Western Shogi notation: files {v.geometry.files} to 1 from "
+            f"the left, ranks a to {last} from the top; a move is its piece, - or x and the "
+            f"square ({_shogi_example(v)}), + to promote, = to decline, * for a drop; "
+            "coordinates (c3c4, b2h8+, P@e5) work too."
         )
     if v.reserve:
         names = " and ".join(_with_article(v.piece(r).name) for r in v.reserve)

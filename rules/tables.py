@@ -382,6 +382,22 @@ class Tables:
     demote: tuple[int, ...] = ()  # code -> hand code of the type it promoted from (0: none)
     z_promoted: tuple[int, ...] = ()  # per square: a promoted piece stands there
     mask: list[frozenset[int] | None] = field(default_factory=list)  # the piece's region
+    promo_origin: list[bytes | None] = field(default_factory=list)
+    """Zone promotions: per origin square, the value (1 optional, 2 compulsory) every move
+    from there takes (a move leaving the zone may promote); None when no zone."""
+    promo_capture_only: list[bool] = field(default_factory=list)
+    immobile: list[bytes | None] = field(default_factory=list)
+    """With immobility-illegal: 1 on the squares from which the piece could never move
+    (no move or drop may leave it there); None for a piece that can move from anywhere."""
+    drop_ok: list[bytes | None] = field(default_factory=list)
+    """Per square, 1 where the piece may be dropped (rows, regions, immobility); None: all."""
+    one_per_file: list[bool] = field(default_factory=list)
+    drop_mate: list[int] = field(default_factory=list)  # per type: 0 legal, 1 loss, 2 illegal
+    any_drop_mate: int = 0  # the highest drop_mate value of the variant
+    turns_back: bool = False
+    """Some promoted piece may promote back to what it was (Kyoto, Micro Shogi)."""
+    demoted: list[int] = field(default_factory=list)
+    """A promoted form's code -> the code of the piece it demotes to (same colour), else 0."""
     extras: list[Extras] = field(default_factory=list)  # region moves: (region, components)
     forward: list[tuple[Component, ...] | None] = field(default_factory=list)
     """Pieces whose region rules hide attacks from the reverse probes: the components whose
@@ -430,12 +446,25 @@ class Tables:
                 self.mask[code],
                 self.extras[code],
             )
-            zone = self.promo_zone[code]
-            near = self.promo_from[code]
-            if zone is not None and near is not None:
-                near[o] = any(zone[d] for d in _destinations(sm))
+            self.mark_promotion_square(code, o, sm)
             self.moves[code][o] = sm
         return sm
+
+    def mark_promotion_square(self, code: int, o: int, sm: SquareMoves) -> None:
+        """`promo_from[code][o]`: whether a move from `o` may promote (it leaves the
+        promotion zone or lands in it) or could strand the piece (immobility-illegal)."""
+        near = self.promo_from[code]
+        if near is None:
+            return
+        zone = self.promo_zone[code]
+        origin = self.promo_origin[code] if self.promo_origin else None
+        stuck = self.immobile[self.flip[code]] if self.immobile else None
+        dests = _destinations(sm)
+        near[o] = bool(
+            (origin is not None and origin[o])
+            or (zone is not None and any(zone[d] for d in dests))
+            or (stuck is not None and any(stuck[d] for d in dests))
+        )
 
     def special_map(self, code: int, o: int) -> SpecialMap:
         """Targets a special attacker on `o` may capture on, with their conditions:
@@ -615,6 +644,8 @@ def build_tables(variant: Variant) -> Tables:
     promo_choices: list[tuple[int, ...]] = [() for _ in range(ncodes)]
     promo_pawn_only = [False] * ncodes
     promo_limited = [False] * ncodes
+    promo_origin: list[bytes | None] = [None] * ncodes
+    promo_capture_only = [False] * ncodes
     start_count = [0] * ncodes
     hand_type = list(range(ncodes))
     no_drop_rows: list[frozenset[int]] = [frozenset() for _ in range(ncodes)]
@@ -666,6 +697,14 @@ def build_tables(variant: Variant) -> Tables:
                         zone[sq] = 2
                     elif row in p.promotion.optional_rows:
                         zone[sq] = 1
+                if p.promotion.zone is not None:
+                    value = 2 if p.promotion.mandatory else 1
+                    origin = bytearray(geo.size)
+                    for sq in variant.region(p.promotion.zone).of(color):
+                        zone[sq] = max(zone[sq], value)
+                        origin[sq] = value
+                    promo_origin[code] = bytes(origin)
+                    promo_capture_only[code] = p.promotion.on_capture
                 promo_zone[code] = bytes(zone)
                 promo_from[code] = bytearray(geo.size)
                 promo_choices[code] = tuple(type_index[t] << 1 | color for t in p.promotion.to)
@@ -686,6 +725,18 @@ def build_tables(variant: Variant) -> Tables:
         family_faces[faces[0]] = tuple(faces)
         for color in (0, 1):
             hand_type[i << 1 | color] = faces[0] << 1
+    # Promoted forms (Shogi's +P) go to the hand as the piece they demote to; with
+    # drop-promoted (Kyoto Shogi) that piece may be dropped showing either form.
+    demoted = [0] * ncodes
+    for i, p in enumerate(pieces, start=1):
+        if p.demotes_to is not None:
+            base = type_index[p.demotes_to]
+            for color in (0, 1):
+                hand_type[i << 1 | color] = hand_type[base << 1]
+                demoted[i << 1 | color] = base << 1 | color
+            if variant.drop_promoted:
+                held = hand_type[base << 1] >> 1
+                family_faces[held] = (*family_faces.get(held, (held,)), i)
 
     leap_probes: list[list[tuple[tuple[int, frozenset[int]], ...]]] = []
     ray_probes: list[list[tuple[RayProbe, ...]]] = []
@@ -847,6 +898,9 @@ def build_tables(variant: Variant) -> Tables:
         z_reserve=[key() for _ in range(ncodes)],
         z_once=(key(), key()),
         mask=mask,
+        promo_origin=promo_origin,
+        promo_capture_only=promo_capture_only,
+        demoted=demoted,
         extras=extras,
         forward=forward_comps,
         forward_hoppers=(forward_hoppers[0], forward_hoppers[1]),
@@ -909,4 +963,74 @@ def build_tables(variant: Variant) -> Tables:
             type_index[pid] << 1 | color for pid in variant.counting.pawns for color in (0, 1)
         )
     tables.z_promoted = tuple(key() for _ in range(geo.size)) if variant.demote_to_hand else ()
+    _drop_rules(tables)
     return tables
+
+
+def _drop_rules(t: Tables) -> None:
+    """Where each piece may stand after a move or a drop: the squares from which it could
+    never move (with immobility-illegal), and the squares it may be dropped on (its rows,
+    its confining region, its drop region or the variant's, and those squares)."""
+    variant = t.variant
+    geo = t.geo
+    ncodes = (t.ntypes + 1) * 2
+    t.immobile = [None] * ncodes
+    t.drop_ok = [None] * ncodes
+    t.one_per_file = [False] * ncodes
+    t.drop_mate = [0] * (t.ntypes + 1)
+    for i, p in enumerate(variant.pieces, start=1):
+        for color in (0, 1):
+            code = i << 1 | color
+            if variant.immobility_illegal:
+                never = bytes(
+                    0 if _can_move(t.square_moves(code, sq)) else 1 for sq in range(geo.size)
+                )
+                if any(never):
+                    t.immobile[code] = never
+            region = p.drop_region or variant.drop_region
+            inside = variant.region(region).of(color) if region is not None else None
+            confined = t.mask[code]
+            stuck = t.immobile[code]
+            allowed = [
+                0
+                if (p.no_drop_rows and geo.row(sq, color) in p.no_drop_rows)
+                or (confined is not None and sq not in confined)
+                or (inside is not None and sq not in inside)
+                or (stuck is not None and stuck[sq])
+                else 1
+                for sq in range(geo.size)
+            ]
+            if not all(allowed):
+                t.drop_ok[code] = bytes(allowed)
+            t.one_per_file[code] = p.drop_one_per_file
+        t.drop_mate[i] = ("legal", "loss", "illegal").index(p.drop_mate)
+    t.any_drop_mate = max(t.drop_mate, default=0)
+    t.turns_back = any(
+        p.demotes_to is not None and p.promotion is not None and p.demotes_to in p.promotion.to
+        for p in variant.pieces
+    )
+    # `promo_from` marks the squares whose moves `Position._promote` must look at: now that
+    # the immobility squares are known, pieces that may be stranded need them too.
+    for code in range(2, ncodes):
+        if t.promo_from[code] is None and t.immobile[t.flip[code]] is not None:
+            t.promo_from[code] = bytearray(geo.size)
+        for o, sm in enumerate(t.moves[code]):
+            if sm is not None:
+                t.mark_promotion_square(code, o, sm)
+
+
+def _can_move(sm: SquareMoves) -> bool:
+    """Whether a piece with these move patterns has a move on an otherwise empty board
+    (Fairy-Stockfish's immobility test: its quiet moves)."""
+    if any(mode & MOVE for _d, _c, mode in sm.leaps):
+        return True
+    if any(pairs for pairs in sm.slides):
+        return True
+    for pairs, mode, mfrom, _cfrom in sm.rays:
+        if mode & MOVE and len(pairs) > mfrom:
+            return True
+    if any(mode & MOVE for _d, _c, mode, _alts in sm.lames):
+        return True
+    if any(mode & MOVE and not cond & COND_ONCE for cond, _d, _c, mode, _alts in sm.cond):
+        return True
+    return any(mode & MOVE and any(c for _s, c in pairs) for pairs, mode, *_ in sm.masked)

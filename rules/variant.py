@@ -59,8 +59,8 @@ TOP_KEYS = {
     "notation",
     "display",
 }
-NOTATIONS = ("algebraic", "wxf", "janggi")
-CATALOGUE_KEYS = {"name", "aliases", "royal", *MOVEMENT_KEYS}
+NOTATIONS = ("algebraic", "wxf", "janggi", "shogi")
+CATALOGUE_KEYS = {"name", "aliases", "royal", "glyph", *MOVEMENT_KEYS}
 PIECE_KEYS = {
     *CATALOGUE_KEYS,
     "letter",
@@ -77,8 +77,21 @@ PIECE_KEYS = {
     "region-moves",
     "cannot-capture",
     "cannot-hop-over",
+    "demotes-to",
+    "drop-region",
+    "drop-one-per-file",
+    "drop-mate",
 }
-PROMOTION_KEYS = {"to", "compulsory-rows", "optional-rows", "limit", "pawn-moves-only"}
+PROMOTION_KEYS = {
+    "to",
+    "compulsory-rows",
+    "optional-rows",
+    "limit",
+    "pawn-moves-only",
+    "zone",
+    "mandatory",
+    "on-capture",
+}
 RULES_KEYS = {
     "move-rule",
     "repetition",
@@ -99,11 +112,17 @@ RULES_KEYS = {
     "material-points",
     "perpetual-check",
     "move-repetition",
+    "immobility-illegal",
+    "drop-promoted",
+    "drop-region",
+    "repetition-result",
 }
+REPETITION_RESULTS = ("draw", "white-loses", "black-loses", "repeater-loses", "repeater-wins")
+DROP_MATES = ("legal", "loss", "illegal")
 STALEMATES = ("draw", "win-on-points", "loss")
 RESERVE_STYLES = ("placed", "in-hand")
 STATUSES = ("documented", "reconstructed setup")
-LETTERS_RE = re.compile(r"[A-Z]{1,2}")
+LETTERS_RE = re.compile(r"\+?[A-Z]{1,2}")
 ID_RE = re.compile(r"[a-z][a-z0-9-]*")
 
 
@@ -116,6 +135,12 @@ class Promotion:
     optional_rows: frozenset[int]
     limited_by_start_count: bool = False
     pawn_moves_only: bool = False
+    zone: str | None = None
+    """A region: moves that start or end in it may promote (Shogi's promotion zone)."""
+    mandatory: bool = False
+    """In the zone the piece must promote (EuroShogi, Kyoto Shogi)."""
+    on_capture: bool = False
+    """Only captures promote (Micro Shogi)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +186,19 @@ class PieceType:
     """Pieces it may not capture (the Janggi Cannon never takes a Cannon)."""
     cannot_hop_over: tuple[str, ...] = ()
     """Pieces it may not use as a screen when hopping (nor the Janggi Cannon a Cannon)."""
+    demotes_to: str | None = None
+    """A promoted form: captured, it goes to the captor's hand as this type (Shogi's +P
+    returns as a Pawn)."""
+    drop_region: str | None = None
+    """The region the piece may be dropped in (the variant's drop region otherwise)."""
+    drop_one_per_file: bool = False
+    """Never dropped on a file that holds one of its owner's pieces of its type (nifu)."""
+    drop_mate: str = "legal"
+    """A checkmate given by dropping this piece: `legal`, `loss` (the dropper loses, as
+    Fairy-Stockfish scores Shogi's Pawn-drop mate) or `illegal`."""
+    glyph: tuple[str, str] | None = None
+    """The character(s) the traditional piece set writes on it, White's and Black's (`歩`;
+    Shogi's Kings `玉` and `王`): for pictures that draw kanji or Chinese characters."""
 
     @property
     def is_pawn(self) -> bool:
@@ -198,10 +236,12 @@ class OptionDef:
 @dataclass(frozen=True, slots=True)
 class Zone:
     """A "reach the zone" goal: a piece of type `piece` standing on one of its side's
-    squares (`squares[color]`) after its side's move wins the game."""
+    squares (`squares[color]`) after its side's move wins the game; with `safe`, only while
+    no enemy piece attacks it (Dobutsu Shogi's Lion: both sides safely there is a draw)."""
 
     piece: str
     squares: tuple[frozenset[int], frozenset[int]]
+    safe: bool = False
 
 
 COUNTING_STYLES = ("makruk", "cambodian", "asean")
@@ -316,6 +356,9 @@ class Variant:
     """Piece id -> Fairy-Stockfish's letter, where it is not ours in lowercase."""
     pgn_variant: str | None = None
     """The PGN `[Variant]` tag the variant servers write for this game."""
+    fsf_aliases: tuple[str, ...] = ()
+    """Other ids Fairy-Stockfish gives the same game (`mini` for Minishogi); they name it
+    wherever a variant is named."""
     black_setup: tuple[tuple[int, str], ...] | None = None
     """Black's army when it is not White's mirror image (`[setup.black]`: Shogi, Makruk)."""
     flying_general: bool = False
@@ -335,7 +378,18 @@ class Variant:
     display: Display = Display()
     notation: str = "algebraic"
     """How moves are printed (and read besides every other form): `wxf` (Xiangqi's
-    C2=5), `janggi` (Korean numbered squares, H02-83) or `algebraic`."""
+    C2=5), `janggi` (Korean numbered squares, H02-83), `shogi` (Western Shogi notation,
+    files counted from the right: P-7f) or `algebraic`."""
+    immobility_illegal: bool = False
+    """No move or drop may leave a piece on a square from which it could never move (Shogi's
+    Pawns and Lances on the last rank, Knights on the last two: they promote or stay away)."""
+    drop_promoted: bool = False
+    """A piece in hand may also be dropped as its promoted form (Kyoto Shogi)."""
+    drop_region: str | None = None
+    """The region every piece is dropped in, unless the piece names its own."""
+    repetition_result: str = "draw"
+    """What a repetition (`repetition` occurrences) gives: a draw, a loss for White or Black,
+    or a loss or win for the side that made the repeating move."""
     option_defs: tuple[OptionDef, ...] = ()
     options: frozenset[str] = frozenset()
     decisions: tuple[str, ...] = ()
@@ -521,6 +575,8 @@ def resolve_variant_id(text: str) -> tuple[str, tuple[str, ...]]:
     ids = variant_ids()
     if key not in ids:
         by_name = {normalize_name(load_variant(i).name): i for i in ids}
+        for i in ids:
+            by_name.update((alias, i) for alias in load_variant(i).fsf_aliases)
         if key not in by_name:
             raise UnknownVariantError(
                 f"unknown variant {base.strip()!r}; known variants: {', '.join(ids)}"
@@ -608,9 +664,9 @@ UNSUPPORTED = {
     "hidden": "hidden information (Fog of War)",
     "dice": "dice",
     "extinction": "losing by extinction of a piece type (Extinction Chess)",
-    "drop-mate": "Shogi's ban on mating with a dropped Pawn",
-    "pawn-drop-mate": "Shogi's ban on mating with a dropped Pawn",
-    "promotion-zone": "Shogi's promotion on entering or leaving a zone (use promotion rows)",
+    "pawn-drop-mate": 'use drop-mate = "loss" or "illegal" on the piece',
+    "promotion-zone": 'use promotion = { to = [...], zone = "name of a region" } on the piece',
+    "nifu": "use drop-one-per-file = true on the piece",
     "points": "use rules.material-points = { pieces = { rook = 13 }, black-bonus = 1.5 }",
     "perpetual": 'use rules.perpetual-check = "loss"',
     "king-of-the-hill": 'use rules.goal-zone = { piece = "king", squares = [...] }',
@@ -633,7 +689,7 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     (r"^name$", 'name = "Courier Plus"'),
     (r"^description$", 'description = "Courier chess with a Hawk."'),
     (r"^extends$", 'extends = "chess"  (a built-in variant; /variants lists them)'),
-    (r"^(files|ranks)$", "files = 10\nranks = 8  (from 5 to 16)"),
+    (r"^(files|ranks)$", "files = 10\nranks = 8  (from 3 to 16)"),
     (r"^pieces$", '[pieces]\nking = "K"\nhawk = { letter = "H", betza = "BN" }'),
     (
         r"\.(betza|pawn-moves|once-per-game)$",
@@ -641,6 +697,14 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     ),
     (r"\.letter$", 'letter = "H"  (one or two capital letters; "" for the Pawn)'),
     (r"\.promotion\.to$", 'promotion = { to = ["queen", "hawk"] }'),
+    (
+        r"\.promotion\.(zone|mandatory|on-capture)$",
+        'promotion = { to = ["tokin"], zone = "camp", mandatory = false }  (zone: a region)',
+    ),
+    (r"\.demotes-to$", 'demotes-to = "pawn"  (captured, it goes to the hand as a Pawn)'),
+    (r"drop-region$", 'drop-region = "own-half"  (a region of [regions])'),
+    (r"\.drop-one-per-file$", "drop-one-per-file = true  (Shogi's nifu)"),
+    (r"\.drop-mate$", 'drop-mate = "loss"  (or "illegal", "legal")'),
     (r"\.promotion", 'promotion = { to = ["queen"], optional-rows = [7], compulsory-rows = [8] }'),
     (
         r"\.(compulsory-rows|optional-rows|no-drop-rows)$",
@@ -679,13 +743,19 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     (r"^rules\.perpetual-check$", 'perpetual-check = "loss"  (or "draw")'),
     (r"^rules\.move-repetition$", 'move-repetition = "loss"  (or "allowed")'),
     (r"^rules\.(move-rule|repetition)$", "move-rule = 50  (0 for none)\nrepetition = 3"),
+    (
+        r"^rules\.repetition-result$",
+        'repetition-result = "draw"  (or "white-loses", "black-loses", "repeater-loses", '
+        '"repeater-wins")',
+    ),
+    (r"^rules\.(immobility-illegal|drop-promoted)$", "immobility-illegal = true"),
     (r"^rules\.", "captures-to-hand = true"),
     (
         r"^castling",
         '[castling]\nmoves = [{ king = "e1", king-to = "g1", rook = "h1", rook-to = "f1" }]',
     ),
     (r"^reserve", '[reserve]\npieces = ["hawk", "elephant"]\nstyle = "in-hand"'),
-    (r"^notation$", 'notation = "wxf"  (or "janggi", "algebraic")'),
+    (r"^notation$", 'notation = "wxf"  (or "janggi", "shogi", "algebraic")'),
     (r"^display", '[display]\nintersections = true\nriver = 5\npalaces = ["palace"]'),
     (r"^options", '[options.fast]\ndescription = "..."\nset = { rules = { move-rule = 25 } }'),
 )
@@ -1105,6 +1175,8 @@ def _build(
         "flying-general",
         "pass",
         "bikjang",
+        "immobility-illegal",
+        "drop-promoted",
     ):
         value = rules.get(key, False)
         if not isinstance(value, bool):
@@ -1149,7 +1221,6 @@ def _build(
         )
     if bare_king != "none" and goal != "checkmate":
         raise VariantError(source, "rules.bare-king", "needs goal = 'checkmate'")
-    zone = _build_zone(rules.get("goal-zone"), source, square, geometry, by_id)
     counting = _build_counting(rules.get("counting"), source, by_id)
     if (flags["flying-general"] or flags["bikjang"] or flags["pass"]) and goal != "checkmate":
         raise VariantError(
@@ -1177,6 +1248,18 @@ def _build(
             "rules.perpetual-check",
             "must be 'loss' (a side that checks on every move of a repetition loses) or 'draw'",
         )
+    region_map = {r.name: r for r in regions}
+    zone = _build_zone(rules.get("goal-zone"), source, square, geometry, by_id, region_map)
+    drop_region = rules.get("drop-region")
+    if drop_region is not None:
+        region_named(region_map, drop_region, source, "rules.drop-region")
+    repetition_result = rules.get("repetition-result", "draw")
+    if repetition_result not in REPETITION_RESULTS:
+        raise VariantError(
+            source, "rules.repetition-result", f"must be one of {', '.join(REPETITION_RESULTS)}"
+        )
+    if flags["drop-promoted"] and not flags["captures-to-hand"]:
+        raise VariantError(source, "rules.drop-promoted", "needs captures-to-hand = true")
     if flags["demote-to-hand"]:
         _check_demotion(pieces, flags["captures-to-hand"], source)
 
@@ -1231,7 +1314,11 @@ def _build(
                     f"pieces.{p.id}.initial-leap.lost-on-check-by",
                     f"unknown piece {lost!r}",
                 )
-        for ref, key in ((p.flip, "flip"), (p.succession, "succession")):
+        for ref, key in (
+            (p.flip, "flip"),
+            (p.succession, "succession"),
+            (p.demotes_to, "demotes-to"),
+        ):
             if ref is not None and ref not in by_id:
                 raise VariantError(source, f"pieces.{p.id}.{key}", f"unknown piece {ref!r}")
         for refs, key in (
@@ -1241,6 +1328,23 @@ def _build(
             for ref in refs:
                 if ref not in by_id:
                     raise VariantError(source, f"pieces.{p.id}.{key}", f"unknown piece {ref!r}")
+        if p.demotes_to is not None and (p.demotes_to == p.id or by_id[p.demotes_to].royal):
+            raise VariantError(
+                source,
+                f"pieces.{p.id}.demotes-to",
+                "names the unpromoted piece it returns to hand as: another, non-royal piece",
+            )
+        if (
+            p.letters.startswith("+")
+            and any(q.letters == "P" for q in pieces)
+            and any(q.is_pawn for q in pieces)
+        ):
+            raise VariantError(
+                source,
+                f"pieces.{p.id}.letter",
+                "'+' letters cannot be told from the Pawn, written '+' where 'P' is another "
+                "piece's letter",
+            )
     decisions = data.get("decisions", [])
     if not isinstance(decisions, list) or not all(isinstance(d, str) for d in decisions):
         raise VariantError(source, "decisions", "must be a list of strings")
@@ -1287,6 +1391,10 @@ def _build(
         move_repetition=move_repetition,
         notation=notation,
         display=display,
+        immobility_illegal=flags["immobility-illegal"],
+        drop_promoted=flags["drop-promoted"],
+        drop_region=drop_region,
+        repetition_result=repetition_result,
         option_defs=option_defs,
         options=options,
         decisions=tuple(decisions),
@@ -1304,7 +1412,7 @@ def _build_fsf(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> dict[st
     key = "fairy-stockfish"
     if not isinstance(raw, dict):
         raise VariantError(source, key, "must be a table with variant, letters and pgn")
-    unknown = set(raw) - {"variant", "letters", "pgn"}
+    unknown = set(raw) - {"variant", "letters", "pgn", "aliases"}
     if unknown:
         raise VariantError(source, f"{key}.{sorted(unknown)[0]}", "unknown key")
     out: dict[str, Any] = {}
@@ -1328,21 +1436,49 @@ def _build_fsf(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> dict[st
             )
     if table:
         out["fsf_letters"] = dict(table)
+    aliases = raw.get("aliases", [])
+    if (
+        not isinstance(aliases, list)
+        or len(aliases) > 8
+        or not all(isinstance(a, str) and ID_RE.fullmatch(a) and len(a) <= 40 for a in aliases)
+    ):
+        raise VariantError(
+            source, f"{key}.aliases", 'other ids Fairy-Stockfish knows the game by: ["mini"]'
+        )
+    if aliases:
+        out["fsf_aliases"] = tuple(aliases)
     return out
 
 
 def _build_zone(
-    raw: Any, source: str, square: Any, geometry: Geometry, by_id: Mapping[str, PieceType]
+    raw: Any,
+    source: str,
+    square: Any,
+    geometry: Geometry,
+    by_id: Mapping[str, PieceType],
+    regions: Mapping[str, Region],
 ) -> Zone | None:
     """`goal-zone = { piece = "king", squares = [...] }`: White's squares, Black's mirrored
-    unless `black-squares` lists them."""
+    unless `black-squares` lists them; or `region = "name"`, a region's squares per side.
+    `safe = true`: the piece must stand there unattacked."""
     if raw is None or raw is False:
         return None
     key = "rules.goal-zone"
-    if not isinstance(raw, dict) or set(raw) - {"piece", "squares", "black-squares"}:
+    if not isinstance(raw, dict) or set(raw) - {
+        "piece",
+        "squares",
+        "black-squares",
+        "region",
+        "safe",
+    }:
         raise VariantError(
-            source, key, "a table with piece, squares and (optionally) black-squares"
+            source,
+            key,
+            "a table with piece, squares (or region), and optionally black-squares and safe",
         )
+    safe = raw.get("safe", False)
+    if not isinstance(safe, bool):
+        raise VariantError(source, f"{key}.safe", "must be true or false")
     pid = raw.get("piece")
     if not isinstance(pid, str) or pid not in by_id:
         raise VariantError(source, f"{key}.piece", f"must name a piece of the variant, not {pid!r}")
@@ -1354,11 +1490,16 @@ def _build_zone(
         if not isinstance(names, list) or not names:
             raise VariantError(source, f"{key}.{field_name}", "must list square names")
         sides.append(frozenset(square(n, f"{key}.{field_name}[{i}]") for i, n in enumerate(names)))
+    if "region" in raw:
+        if sides:
+            raise VariantError(source, f"{key}.region", "give either region or squares")
+        region = region_named(regions, raw["region"], source, f"{key}.region")
+        return Zone(pid, region.squares, safe)
     if "squares" not in raw:
         raise VariantError(source, f"{key}.squares", "must list White's goal squares")
     white = sides[0]
     black = sides[1] if len(sides) > 1 else frozenset(geometry.mirror(sq) for sq in white)
-    return Zone(pid, (white, black))
+    return Zone(pid, (white, black), safe)
 
 
 def _build_counting(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Counting | None:
@@ -1580,7 +1721,7 @@ def _build_pieces(
         if not isinstance(raw_aliases, list) or not all(isinstance(a, str) for a in raw_aliases):
             raise VariantError(source, f"{key}.aliases", "must be a list of names")
         aliases = list(raw_aliases)
-        for ref_key in ("flip", "family", "succession"):
+        for ref_key in ("flip", "family", "succession", "demotes-to"):
             if ref_key in merged and not isinstance(merged[ref_key], str):
                 raise VariantError(source, f"{key}.{ref_key}", "must be a piece id (text)")
         if base is not None and name != base["name"]:
@@ -1591,7 +1732,9 @@ def _build_pieces(
             raise VariantError(source, f"{key}.double-step", "must be none, initial or any")
         if double != "none":
             comps.extend(parse_betza("ifmnD" if double == "initial" else "fmnD", pawnlike=True))
-        promotion = _build_promotion(merged.get("promotion"), source, f"{key}.promotion", geometry)
+        promotion = _build_promotion(
+            merged.get("promotion"), source, f"{key}.promotion", geometry, regions
+        )
         once: tuple[Component, ...] = ()
         if "once-per-game" in merged:
             try:
@@ -1625,6 +1768,20 @@ def _build_pieces(
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 raise VariantError(source, f"{key}.{rkey}", 'a list of piece ids: ["cannon"]')
             restrictions[rkey] = tuple(ids)
+        drop_region = merged.get("drop-region")
+        if drop_region is not None:
+            region_named(regions, drop_region, source, f"{key}.drop-region")
+        one_per_file = merged.get("drop-one-per-file", False)
+        if not isinstance(one_per_file, bool):
+            raise VariantError(source, f"{key}.drop-one-per-file", "must be true or false")
+        drop_mate = merged.get("drop-mate", "legal")
+        if drop_mate not in DROP_MATES:
+            raise VariantError(
+                source,
+                f"{key}.drop-mate",
+                "must be 'legal', 'loss' (a mate given by dropping this piece loses) or "
+                "'illegal' (such a drop may not be made)",
+            )
         out.append(
             PieceType(
                 id=pid,
@@ -1649,6 +1806,11 @@ def _build_pieces(
                 region_moves=region_moves,
                 cannot_capture=restrictions["cannot-capture"],
                 cannot_hop_over=restrictions["cannot-hop-over"],
+                demotes_to=merged.get("demotes-to"),
+                drop_region=drop_region,
+                drop_one_per_file=one_per_file,
+                drop_mate=drop_mate,
+                glyph=_glyph(merged.get("glyph"), source, f"{key}.glyph"),
             )
         )
     return tuple(out)
@@ -1684,6 +1846,28 @@ def _initial_leap(
     if not isinstance(lost, list) or not all(isinstance(x, str) for x in lost):
         raise VariantError(source, f"{key}.lost-on-check-by", "must list piece ids")
     return "moves", tuple(comps), frozenset(lost)
+
+
+MAX_GLYPH = 2
+"""Characters on a traditional piece (Shogi's promoted Lance may be written 成香)."""
+
+
+def _glyph(raw: Any, source: str, key: str) -> tuple[str, str] | None:
+    """`glyph = "歩"`, or `{ white = "玉", black = "王" }` when the sides differ."""
+    if raw is None:
+        return None
+    if isinstance(raw, Mapping) and set(raw) == {"white", "black"}:
+        white, black = raw["white"], raw["black"]
+    else:
+        white = black = raw
+    for value in (white, black):
+        if not isinstance(value, str) or not 1 <= len(value) <= MAX_GLYPH or value != value.strip():
+            raise VariantError(
+                source,
+                key,
+                f'one or {MAX_GLYPH} characters, or {{ white = "玉", black = "王" }}',
+            )
+    return white, black
 
 
 def _build_region_moves(
@@ -1743,7 +1927,9 @@ def _check_expressible(
             )
 
 
-def _build_promotion(raw: Any, source: str, key: str, geometry: Geometry) -> Promotion | None:
+def _build_promotion(
+    raw: Any, source: str, key: str, geometry: Geometry, regions: Mapping[str, Region]
+) -> Promotion | None:
     if raw is None or raw is False:
         return None
     if not isinstance(raw, dict):
@@ -1754,8 +1940,11 @@ def _build_promotion(raw: Any, source: str, key: str, geometry: Geometry) -> Pro
     to = raw.get("to")
     if not isinstance(to, list) or not to or not all(isinstance(t, str) for t in to):
         raise VariantError(source, f"{key}.to", "must list at least one piece id")
+    zone = raw.get("zone")
+    if zone is not None:
+        region_named(regions, zone, source, f"{key}.zone")
     compulsory = _rows(
-        raw.get("compulsory-rows", [geometry.ranks]),
+        raw.get("compulsory-rows", [] if zone is not None else [geometry.ranks]),
         source,
         f"{key}.compulsory-rows",
         geometry.ranks,
@@ -1776,10 +1965,29 @@ def _build_promotion(raw: Any, source: str, key: str, geometry: Geometry) -> Pro
     limit = raw.get("limit", "none")
     if limit not in ("none", "start-count"):
         raise VariantError(source, f"{key}.limit", "must be 'none' or 'start-count'")
-    pawn_only = raw.get("pawn-moves-only", False)
-    if not isinstance(pawn_only, bool):
-        raise VariantError(source, f"{key}.pawn-moves-only", "must be true or false")
-    return Promotion(tuple(to), compulsory, optional, limit == "start-count", pawn_only)
+    flags = []
+    for name in ("pawn-moves-only", "mandatory", "on-capture"):
+        value = raw.get(name, False)
+        if not isinstance(value, bool):
+            raise VariantError(source, f"{key}.{name}", "must be true or false")
+        flags.append(value)
+    pawn_only, mandatory, on_capture = flags
+    if (mandatory or on_capture) and zone is None:
+        raise VariantError(
+            source,
+            f"{key}.{'mandatory' if mandatory else 'on-capture'}",
+            'applies to a promotion zone: give zone = "name of a region" too',
+        )
+    return Promotion(
+        tuple(to),
+        compulsory,
+        optional,
+        limit == "start-count",
+        pawn_only,
+        zone=zone,
+        mandatory=mandatory,
+        on_capture=on_capture,
+    )
 
 
 def _build_setup(

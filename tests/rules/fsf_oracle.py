@@ -62,6 +62,14 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("ai-wok", "ai-wok", games=4, plies=(20, 120)),
     Entry("asean", "asean", games=5, plies=(20, 120)),
     Entry("shatar", "shatar", games=5, plies=(20, 120)),
+    Entry("shogi", "shogi", games=5, plies=(20, 90)),
+    Entry("minishogi", "minishogi", games=5, plies=(10, 70)),
+    Entry("kyotoshogi", "kyotoshogi", games=5, plies=(10, 70)),
+    Entry("micro", "micro", games=5, plies=(10, 70)),
+    Entry("dobutsu", "dobutsu", games=6, plies=(4, 40)),
+    Entry("euroshogi", "euroshogi", games=5, plies=(20, 90)),
+    Entry("judkins", "judkins", games=5, plies=(10, 70)),
+    Entry("gorogoro", "gorogoro", games=5, plies=(10, 70)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

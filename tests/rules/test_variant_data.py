@@ -23,6 +23,7 @@ CATALOGUE = {
     "xiangqi", "minixiangqi", "manchu",
     "janggi", "janggicasual", "janggimodern", "janggitraditional",
     "makruk", "makpong", "cambodian", "ai-wok",
+    "shogi", "minishogi", "kyotoshogi", "micro", "dobutsu", "euroshogi", "judkins", "gorogoro",
 }  # fmt: skip
 
 
@@ -93,7 +94,7 @@ def test_a_minimal_variant_loads(variants_dir: Path) -> None:
         (('1 = ". . K . R"', '1 = ". . K . X"'), "setup.1", "not a piece letter"),
         (('1 = ". . K . R"', '1 = ". . K R"'), "setup.1", "has 4 squares"),
         (('1 = ". . K . R"', '9 = ". . K . R"'), "setup.9", "ranks are numbered"),
-        (("files = 5", "files = 17"), "files", "between 5 and 16"),
+        (("files = 5", "files = 17"), "files", "between 3 and 16"),
         (('rook = "R"', 'rook = { letter = "R", betza = "Rx" }'), "pieces.rook.betza", "'x'"),
         (('rook = "R"', 'rook = { letter = "R", promotion = { to = ["queen"] } }'),
          "pieces.rook.promotion.to", "unknown piece"),
