@@ -105,6 +105,7 @@ class Layout:
     band: int = 0  # height of the file-letter band
     file_font: int = 0
     rank_font: int = 0
+    shogi: bool = False  # Shogi's coordinates: files numbered from the right, ranks a.. down
 
     def square_box(self, sq: int) -> tuple[int, int, int, int]:
         f = sq % self.files
@@ -199,6 +200,7 @@ def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
         band=band,
         file_font=file_font,
         rank_font=rank_font,
+        shogi=view.shogi_coordinates,
     )
 
 
@@ -250,15 +252,14 @@ def _background(layout: Layout, theme_name: str) -> Image.Image:
         baseline = layout.file_y + (layout.band + layout.file_font * X_HEIGHT) / 2
         for file in range(layout.files):
             x = layout.column_x(file) + s / 2
-            draw.text(
-                (x, baseline), chr(ord("a") + file), font=file_font, fill=text_color, anchor="ms"
-            )
+            label = str(layout.files - file) if layout.shogi else chr(ord("a") + file)
+            draw.text((x, baseline), label, font=file_font, fill=text_color, anchor="ms")
         right = layout.board_x - round(layout.rank_font * 0.3)
         for rank in range(layout.ranks):
             _x0, y0, _x1, _y1 = layout.square_box(rank * layout.files)
             draw.text(
                 (right, y0 + (s + layout.rank_font * CAP_HEIGHT) / 2),
-                str(rank + 1),
+                chr(ord("a") + layout.ranks - 1 - rank) if layout.shogi else str(rank + 1),
                 font=rank_font,
                 fill=text_color,
                 anchor="rs",
@@ -479,9 +480,18 @@ def _draw_hands(
         entries = view.hands[color]
         y = lay.hand_y[color]
         side = "White" if color == 0 else "Black"
-        # Each strip says whose hand it is, so the two are never confused.
-        label = f"{side}'s hand" if entries else f"{side}: no pieces in hand"
+        # Each strip says whose hand it is, so the two are never confused; a narrow board
+        # (Dobutsu's 3 files) gets the short form, leaving room for the pieces.
         lx = lay.board_x + round(lay.hand_h * 0.25)
+        longest = lay.board_w - 2 * round(lay.hand_h * 0.25)
+        if entries:
+            longest -= round(lay.hand_h * 1.1) * len(entries) + lay.gap
+        labels = (
+            [f"{side}'s hand", side] if entries else [f"{side}: no pieces in hand", f"{side}: none"]
+        )
+        label = next(
+            (t for t in labels if draw.textlength(t, font=label_font) <= longest), labels[-1]
+        )
         draw.text(
             (lx, y + lay.hand_h / 2),
             label,

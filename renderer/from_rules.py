@@ -97,6 +97,7 @@ def board_view(position: Position) -> BoardView:
         gates=(gates[0], gates[1]),
         placing=position.placing,
         has_reserve=variant.placement,
+        shogi_coordinates=variant.notation == "shogi",
     )
 
 

@@ -132,6 +132,9 @@ class BoardView:
     )
     placing: bool = False
     has_reserve: bool = False
+    shogi_coordinates: bool = False
+    """Label files 9..1 from the left and ranks a.. from the top, as Shogi notation names
+    the squares (`7f`)."""
 
     def __post_init__(self) -> None:
         for label, value in (("files", self.files), ("ranks", self.ranks)):

@@ -12,7 +12,14 @@ from collections import OrderedDict
 
 from rules.position import Position
 from rules.tables import Tables
-from search.values import CENTRE_CAP, CENTRE_WEIGHT, VariantValues, is_pawn_class, variant_values
+from search.values import (
+    CENTRE_CAP,
+    CENTRE_WEIGHT,
+    VariantValues,
+    is_pawn_class,
+    turns_over,
+    variant_values,
+)
 
 ROYAL_VALUE = 20000  # a royal piece's worth for ordering captures (royal-capture games)
 KING_HOME = 12  # middle game: centipawns per row a royal piece has left home
@@ -70,9 +77,12 @@ class EvalTables:
             avg = sum(per) / len(per) if per else 0.0
             gain = 0
             zone: frozenset[int] = frozenset()
-            if piece.promotion is not None:
+            if piece.promotion is not None and turns_over(variant, piece) is None:
                 gain = max(0, max(vv.values[t] for t in piece.promotion.to) - value)
                 zone = piece.promotion.compulsory_rows | piece.promotion.optional_rows
+                if piece.promotion.zone is not None:  # a region: the rows it covers
+                    region = variant.region(piece.promotion.zone).of(color)
+                    zone = zone | {geo.row(sq, color) for sq in region}
             for sq in range(size):
                 # Black's pieces see the board turned around: its square `sq` is White's
                 # `size - 1 - sq` for mobility, and rows count from its own side.

@@ -210,6 +210,21 @@ def is_pawn_class(piece: PieceType, r: Reach) -> bool:
     return piece.promotion is not None or r.forward_share > 0.5
 
 
+def turns_over(variant: Variant, piece: PieceType) -> str | None:
+    """The other side of a piece that must promote everywhere (Kyoto Shogi's pieces turn
+    over after every move, Micro Shogi's on every capture): like a two-sided piece it is
+    worth the mean of its sides. None for every other piece."""
+    promotion = piece.promotion
+    if promotion is None or promotion.zone is None or not promotion.mandatory:
+        return None
+    if len(promotion.to) != 1:
+        return None
+    zone = variant.region(promotion.zone)
+    if any(len(squares) != variant.geometry.size for squares in zone.squares):
+        return None
+    return promotion.to[0]
+
+
 class VariantValues:
     """Every piece's reach and value in one variant (computed once per variant)."""
 
@@ -242,8 +257,9 @@ class VariantValues:
         self.values: dict[str, int] = {}
         for p in variant.pieces:
             v = own[p.id]
-            if p.flip and p.flip != p.id:
-                v = (v + own[p.flip]) / 2
+            other = p.flip if p.flip and p.flip != p.id else turns_over(variant, p)
+            if other is not None:
+                v = (v + own[other]) / 2
             self.values[p.id] = round(v)
 
     def table(self) -> tuple[PieceValue, ...]:

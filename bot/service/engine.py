@@ -123,7 +123,9 @@ def replay(variant: Variant, coordinates: Sequence[str]) -> RulesGame:
 
 
 _SEPARATORS = re.compile(r"[\s\-x:·]+")
-_LETTERS = re.compile(r"[A-Z]{1,2}")
+_LETTERS = re.compile(r"\+?[A-Z]{1,2}")
+_SHOGI_ORIGIN = re.compile(r"^(\+?[A-Z]{1,2})\d[a-p](?=[-x])")
+"""The origin square of a move in Western Shogi notation (`P7g-7f`): players type `P-7f`."""
 _SHORT = re.compile(r"(?P<letters>[A-Z]{1,2})?[x:]?(?P<target>[a-p]\d{1,2})")
 
 
@@ -168,6 +170,7 @@ def suggest(moves: Sequence[LegalMove], typed: str, limit: int = 25) -> list[Sug
     tiers: list[list[LegalMove]] = [[], [], []]
     for m in moves:
         printed, coords = _squash(m.notation), _squash(m.coordinates)
+        western = _squash(_SHOGI_ORIGIN.sub(r"\1", m.notation))
         target = m.move.target.name
         capture = "x" in m.notation.split(" ")[0]
         if text[:1] == "x":
@@ -184,7 +187,7 @@ def suggest(moves: Sequence[LegalMove], typed: str, limit: int = 25) -> list[Sug
                 tiers[0].append(m)
             elif printed.startswith(key) or coords.startswith(key):
                 tiers[1].append(m)
-        elif printed.startswith(key) or coords.startswith(key):
+        elif printed.startswith(key) or coords.startswith(key) or western.startswith(key):
             tiers[1].append(m)
         elif key in printed or key in coords:
             tiers[2].append(m)

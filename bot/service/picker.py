@@ -16,7 +16,7 @@ from bot.service.errors import BadRequestError, PositionChangedError
 from bot.service.games import GameService
 from rules.game import Game as RulesGame
 from rules.game import LegalMove
-from rules.notation import format_code
+from rules.notation import format_code, square_label
 from storage.models import Game
 
 PAGE = 25
@@ -61,7 +61,7 @@ class MovePicker:
         for origin, group in entries:
             first = group[0]
             count = len({_target_key(m) for m in group})
-            where = "in hand" if first.move.origin is None else origin
+            where = "in hand" if first.move.origin is None else _label(rules_game, origin)
             name = first.piece_name or "Pawn"
             options.append(
                 PickerOption(
@@ -99,7 +99,7 @@ class MovePicker:
                 label = ms[0].notation
                 note = _capture_note(rules_game, ms[0])
             else:
-                label = f"{target} ({len(ms)} choices)"
+                label = f"{_label(rules_game, target)} ({len(ms)} choices)"
                 note = _choice_note(ms)
             options.append(PickerOption(target, label[:100], note[:100]))
         pages = max(1, -(-len(options) // PAGE))
@@ -107,7 +107,9 @@ class MovePicker:
         chunk = options[page * PAGE : (page + 1) * PAGE]
         first = group[0]
         name = first.piece_name or "Pawn"
-        where = "from your hand" if first.move.origin is None else f"on {origin}"
+        where = (
+            "from your hand" if first.move.origin is None else f"on {_label(rules_game, origin)}"
+        )
         prompt = f"Where does the {name} {where} go?"
         if pages > 1:
             prompt += f" (page {page + 1} of {pages})"
@@ -139,7 +141,7 @@ class MovePicker:
         return PickerStep(
             game.id,
             ply,
-            f"The {name} reaches {target}: choose",
+            f"The {name} reaches {_label(rules_game, target)}: choose",
             tuple(options),
             origin=origin,
             target=target,
@@ -158,6 +160,12 @@ class MovePicker:
         if game.ply_count != ply:
             raise PositionChangedError(game.id)
         return game, rules_game, moves
+
+
+def _label(rules_game: RulesGame, square: str) -> str:
+    """A square (its algebraic name) as the variant's players name it: `7g` in Shogi."""
+    sq = rules_game.variant.geometry.parse(square)
+    return square if sq is None else square_label(rules_game.variant, sq)
 
 
 def _origin_key(rules_game: RulesGame, m: LegalMove) -> str:
