@@ -131,7 +131,7 @@ def _parse_legend(text: str) -> tuple[tuple[str, str], ...]:
         letters = letters.strip()
         if letters.lower() == "(no letter)":
             letters = ""
-        elif not re.fullmatch(r"[A-Z]{1,2}", letters):
+        elif not re.fullmatch(r"\+?[A-Z]{1,2}", letters):
             raise GameRecordError(f"piece letters: {letters!r} is not one or two capital letters")
         out.append((letters, name.strip()))
     return tuple(out)

@@ -4,6 +4,7 @@ perft and FEN against Fairy-Stockfish are in `test_fsf_oracle.py` (data/fsf-orac
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from rules.fsf import uci_moves
 from rules.notation import coordinates, format_code, format_short, parse
 from rules.perft import perft
 from rules.postext import format_position, parse_position
+from rules.record import format_record, read_record, replay_record
 from rules.summary import rules_summary
 from rules.variant import load_definition, load_variant, resolve_variant_id
 
@@ -255,3 +257,15 @@ def test_small_boards_are_playable() -> None:
     game = Game.new("dobutsu")
     assert game.play("C-2b").notation == "C2cx2b"
     assert game.position_text == "gle/1C1/3/ELG b - - 0 1 hand:C"
+
+
+@pytest.mark.parametrize("variant", GAMES)
+def test_records_round_trip(variant: str) -> None:
+    """A game record written in Western notation (with its +P legend) replays to the same
+    position: promotions, drops and turned-over pieces included."""
+    game = Game.new(variant)
+    rng = random.Random(variant)
+    while game.outcome() is None and game.ply < 60:
+        game.play_move(rng.choice(game.legal_moves()).move)
+    again = replay_record(read_record(format_record(game)))
+    assert again.position_text == game.position_text
