@@ -416,7 +416,7 @@ def format_short(
 def shogi_square(pos: Position, sq: int) -> str:
     """A square as Western Shogi notation names it: the file counted from the right (from
     Black's, the first player's, side), the rank a letter from the top: `7f`."""
-    return square_label(pos.variant, sq)
+    return _sq(pos, sq)
 
 
 def square_label(variant: Variant, sq: int) -> str:
@@ -528,17 +528,18 @@ def _parse_shogi(pos: Position, raw: str, body: str, lt: Letters) -> int | None:
         origin = origins[0]
     else:
         origin = _shogi_square_index(pos, raw, m.group("origin"))
-    return _parse_board(
-        pos,
-        raw,
-        letters,
-        origin,
-        target,
-        _suffix_letters(pos, raw, origin, suffix, lt),
-        None,
-        lt,
-        plain_only=suffix == "=",
-    )
+    promo = _suffix_letters(pos, raw, origin, suffix, lt)
+    try:
+        return _parse_board(
+            pos, raw, letters, origin, target, promo, None, lt, plain_only=suffix == "="
+        )
+    except IllegalMoveError as exc:
+        if suffix in ("+", "-") and "does not promote" in str(exc):
+            where = f"{_sq(pos, origin)}-{_sq(pos, target)}"
+            raise IllegalMoveError(
+                raw, f"{where} cannot promote or turn back here: remove '{suffix}'"
+            ) from None
+        raise
 
 
 def _suffix_fits(pos: Position, c: int, suffix: str | None) -> bool:
@@ -573,6 +574,11 @@ def _suffix_letters(
         choices = ", ".join(lt.of(p) for p in ups)
         raise IllegalMoveError(raw, f"say what the piece becomes: one of {choices}")
     return lt.of(ups[0])
+
+
+def _sq(pos: Position, sq: int) -> str:
+    """A square in a message, named as the variant's players name it."""
+    return square_label(pos.variant, sq)
 
 
 def _board_codes_to(pos: Position, target: int) -> list[int]:
@@ -912,7 +918,7 @@ def _parse_short(pos: Position, raw: str, m: re.Match[str], lt: Letters) -> int:
     name = pos.variant.piece(pid).name
     where = f" on the {file}-file" if file else ""
     where += f" on rank {rank}" if rank else ""
-    reason = f"no {name} of yours{where} can go to {geo.name(target)}"
+    reason = f"no {name} of yours{where} can go to {_sq(pos, target)}"
     others = list(
         dict.fromkeys(format_code(pos, c, letters=lt) for c in _board_codes_to(pos, target))
     )
@@ -949,15 +955,14 @@ def _parse_board(
     plain_only: bool = False,
 ) -> int:
     t = pos.t
-    geo = t.geo
     side = pos.side
     piece = pos.board[origin]
     if not piece:
-        raise IllegalMoveError(raw, f"there is no piece on {geo.name(origin)}")
+        raise IllegalMoveError(raw, f"there is no piece on {_sq(pos, origin)}")
     if piece & 1 != side:
         raise IllegalMoveError(
             raw,
-            f"the piece on {geo.name(origin)} is {_piece_phrase(pos, piece)}; "
+            f"the piece on {_sq(pos, origin)} is {_piece_phrase(pos, piece)}; "
             f"it is {COLOR_NAMES[side]}'s turn",
         )
     pid = t.type_ids[piece >> 1]
@@ -970,7 +975,7 @@ def _parse_board(
         what = f"{pos.variant.piece(named).name} ({letters})" if named else f"{letters!r}"
         shown = lt.of(pid)
         mine = f"{pos.variant.piece(pid).name} ({shown})" if shown else "a Pawn"
-        raise IllegalMoveError(raw, f"the piece on {geo.name(origin)} is {mine}, not {what}")
+        raise IllegalMoveError(raw, f"the piece on {_sq(pos, origin)} is {mine}, not {what}")
     candidates = _legal_from(pos, origin, target)
     if swap:
         candidates = [c for c in candidates if (c >> KIND_SHIFT) & KIND_MASK == SWAP]
@@ -992,7 +997,8 @@ def _parse_board(
     plain = [c for c in candidates if c not in promo_codes]
     if plain_only and not plain:
         raise IllegalMoveError(
-            raw, f"{geo.name(origin)}-{geo.name(target)} must promote here: write + instead of ="
+            raw,
+            f"{_sq(pos, origin)}-{_sq(pos, target)} must promote here: write + instead of =",
         )
     if plain_only:
         code = plain[0]
@@ -1000,7 +1006,8 @@ def _parse_board(
         wanted = promo.upper()
         if not promo_codes:
             raise IllegalMoveError(
-                raw, f"{geo.name(origin)}-{geo.name(target)} does not promote; remove {promo!r}"
+                raw,
+                f"{_sq(pos, origin)}-{_sq(pos, target)} does not promote; remove {promo!r}",
             )
         for c, idx in promo_codes.items():
             if lt.of(t.type_ids[idx]) == wanted:
@@ -1176,9 +1183,9 @@ def _parse_drop(pos: Position, raw: str, letters: str, target_name: str, lt: Let
     if not any(pos.hand(pos.side).get(h) for h in hand_types):
         return _raise(raw, f"you have no {name} in hand")
     if pos.board[target]:
-        return _raise(raw, f"{geo.name(target)} is occupied: drops go on empty squares")
+        return _raise(raw, f"{_sq(pos, target)} is occupied: drops go on empty squares")
     piece = v.piece(pid)
-    where = shogi_square(pos, target) if v.notation == "shogi" else geo.name(target)
+    where = square_label(v, target)
     if geo.row(target, pos.side) in piece.no_drop_rows:
         return _raise(raw, f"a {name} may not be dropped on your row {geo.row(target, pos.side)}")
     code = t.code(pid, pos.side)
@@ -1229,7 +1236,7 @@ def _explain(pos: Position, origin: int, target: int) -> str:
     side = pos.side
     piece = pos.board[origin]
     name = pos.describe(piece).name
-    o_name, t_name = geo.name(origin), geo.name(target)
+    o_name, t_name = _sq(pos, origin), _sq(pos, target)
     # Pseudo-legal but illegal: the King would be (or stay) in check.
     pseudo = [c for c in pos.pseudo_codes() if (c & 0xFF) == origin and (c >> 8) & 0xFF == target]
     if pseudo:
@@ -1274,7 +1281,6 @@ def _explain(pos: Position, origin: int, target: int) -> str:
 
 def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> str | None:
     t = pos.t
-    geo = t.geo
     board = pos.board
     sm = t.square_moves(piece, origin)
     name = pos.describe(piece).name
@@ -1299,10 +1305,10 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
         if target not in squares:
             continue
         i = squares.index(target)
-        blockers = [geo.name(s) for s in squares[:i] if board[s]]
+        blockers = [_sq(pos, s) for s in squares[:i] if board[s]]
         if blockers:
             reasons.append(
-                f"the way from {geo.name(origin)} to {geo.name(target)} is blocked on {blockers[0]}"
+                f"the way from {_sq(pos, origin)} to {_sq(pos, target)} is blocked on {blockers[0]}"
             )
         elif (occupied and i < cfrom) or (not occupied and i < mfrom):
             reasons.append(f"a {name} must go further than that")
@@ -1323,7 +1329,7 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
     for d, _c, mode, _alts in sm.lames:
         if d == target:
             r = mode_reason(mode)
-            reasons.append(r or f"the {name}'s way to {geo.name(target)} is blocked")
+            reasons.append(r or f"the {name}'s way to {_sq(pos, target)} is blocked")
     for cond, d, _c, mode, _alts in sm.cond:
         if d != target:
             continue
@@ -1333,14 +1339,14 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
             reasons.append("the once-per-game move has already been used")
         else:
             r = mode_reason(mode)
-            reasons.append(r or f"the {name}'s way to {geo.name(target)} is blocked")
+            reasons.append(r or f"the {name}'s way to {_sq(pos, target)} is blocked")
     zone = t.promo_zone[piece]
     reaches = any(d == target for d, _c, _m in sm.leaps) or any(
         target in [s for s, _ in pairs] for pairs, *_ in rays
     )
     if not reasons and zone is not None and zone[target] == 2 and reaches:
         return (
-            f"a {name} may not go to {geo.name(target)}: it would have to promote there, "
+            f"a {name} may not go to {_sq(pos, target)}: it would have to promote there, "
             "and no piece is available to promote to"
         )
     return reasons[0] if reasons else None

@@ -93,8 +93,10 @@ def test_refusals_say_why() -> None:
         parse(pos, "P*5e")
     with pytest.raises(IllegalMoveError, match="could never move"):
         parse(pos, "P*1a")
-    with pytest.raises(IllegalMoveError, match="does not promote"):
+    with pytest.raises(IllegalMoveError, match="7i-7h cannot promote or turn back here"):
         parse(pos, "c1c2+")
+    with pytest.raises(IllegalMoveError, match="the way from 2h to 2c is blocked on 2g"):
+        parse(Game.new("shogi").position, "R2h-2c")  # messages name squares the Shogi way
     pos = _played("shogi", "c3c4", "g7g6", "b2h8+", "g9h8").position
     with pytest.raises(IllegalMoveError):
         parse(pos, "c4c5+")  # a Pawn outside the zone
