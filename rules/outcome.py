@@ -23,6 +23,7 @@ class Termination(Enum):
     REPETITION_LOSS = "repetition loses"
     PERPETUAL_CHECK = "perpetual check"
     MOVE_REPETITION = "repeated move"
+    PERPETUAL_CHASE = "perpetual chase"
     BIKJANG = "bikjang"
     PASSES = "both passed"
     MOVE_RULE = "move rule"
@@ -50,6 +51,7 @@ BY_RULE = frozenset(
         Termination.REPETITION_LOSS,
         Termination.PERPETUAL_CHECK,
         Termination.MOVE_REPETITION,
+        Termination.PERPETUAL_CHASE,
         Termination.BIKJANG,
         Termination.PASSES,
         Termination.MOVE_RULE,
@@ -109,6 +111,8 @@ class Outcome:
                 return f"{w} wins: {loser} gave mate with a forbidden drop"
             case Termination.MOVE_REPETITION:
                 return f"{w} wins: {loser} repeated a move"
+            case Termination.PERPETUAL_CHASE:
+                return f"{w} wins: {loser} chased perpetually"
             case Termination.BIKJANG if self.winner is not None:
                 return f"{w} wins on points after bikjang"
             case Termination.BIKJANG:
@@ -173,6 +177,9 @@ class Outcome:
                 ),
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]} repeated a move": (
                     Termination.MOVE_REPETITION
+                ),
+                f"{name} wins: {COLOR_NAMES[winner ^ 1]} chased perpetually": (
+                    Termination.PERPETUAL_CHASE
                 ),
                 f"{name} wins on points after stalemate": Termination.STALEMATE,
                 f"{name} wins on points after repetition": Termination.REPETITION,

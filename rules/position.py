@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
+from rules import chasing
 from rules.betza import Component
 from rules.errors import RulesError
 from rules.movement import oriented
@@ -102,6 +103,7 @@ class Position:
     """A position of one variant. Create it with `start()` or `rules.postext.parse()`."""
 
     __slots__ = (
+        "_chase",
         "_checks",
         "_keys",
         "_legal",
@@ -163,6 +165,9 @@ class Position:
         # was in check, and the move that led there with whether it captured (0 at the root).
         self._checks: list[bool] = []
         self._trail: list[tuple[int, bool]] = []
+        # With a chasing rule, per key: the pieces of the side to move the last move chased,
+        # and the blockers of each side's royal piece (`rules.chasing`).
+        self._chase: list[tuple[frozenset[int], tuple[frozenset[int], frozenset[int]]]] = []
 
     # ------------------------------------------------------------------ construction
 
@@ -225,9 +230,12 @@ class Position:
         self._legal = None
         self._stack.clear()
         self._keys = [self._key()]
-        if self.variant.perpetual_check != "draw" or self.variant.move_repetition != "allowed":
+        v = self.variant
+        if v.perpetual_check != "draw" or v.move_repetition != "allowed" or v.chasing:
             self._checks = [self.is_check()]
             self._trail = [(0, False)]
+        if v.chasing:
+            self._chase = [(frozenset(), (chasing.blockers(self, 0), chasing.blockers(self, 1)))]
 
     def copy(self) -> Position:
         """An independent copy with the same history of repetition keys (no undo stack)."""
@@ -252,6 +260,7 @@ class Position:
         other._keys = self._keys[:]
         other._checks = self._checks[:]
         other._trail = self._trail[:]
+        other._chase = self._chase[:]
         return other
 
     def planning_copy(self, side: int) -> Position:
@@ -1330,8 +1339,14 @@ class Position:
         if keep_key:
             self._keys.append(self._key())
             if self._checks:
+                captured = kind == EP or (kind == NORMAL and bool(changes[1][1]))
                 self._checks.append(self.is_check())
-                self._trail.append((c, kind == EP or (kind == NORMAL and bool(changes[1][1]))))
+                self._trail.append((c, captured))
+                if self._chase:
+                    now = (chasing.blockers(self, 0), chasing.blockers(self, 1))
+                    before = self._chase[-1][1][self.side]
+                    found = chasing.chased(self, c, captured, now[self.side], before)
+                    self._chase.append((found, now))
 
     def _take_first_leap(
         self, d: int, side: int, changes: list[tuple[int, int, int]], h: int
@@ -1474,6 +1489,8 @@ class Position:
             if self._checks:
                 self._checks.pop()
                 self._trail.pop()
+                if self._chase:
+                    self._chase.pop()
         return u.code
 
     def push_null(self) -> None:
@@ -1584,6 +1601,8 @@ class Position:
                 return Outcome(Termination.STALEMATE_WIN, winner=side ^ 1)
             return Outcome(Termination.STALEMATE, winner=self.points_winner())
         move_rule = bool(v.move_rule) and self.halfmove >= 2 * v.move_rule
+        if move_rule and v.chasing and len(self._checks) == len(self._keys):
+            move_rule = self.halfmove - self._extra_checks() >= 2 * v.move_rule
         if move_rule and (v.points is not None or v.perpetual_check != "draw"):
             # Fairy-Stockfish looks at the move rule first; it matters where a repetition
             # may be lost.
@@ -1848,6 +1867,10 @@ class Position:
                 return Outcome(Termination.PERPETUAL_CHECK, winner=loser ^ 1)
             if them:
                 return Outcome(Termination.REPETITION, winner=self.points_winner())
+        if v.chasing and len(self._chase) == len(keys):
+            chaser = self._chaser()
+            if chaser is not None:
+                return Outcome(Termination.PERPETUAL_CHASE, winner=chaser ^ 1)
         # `repetition-result`, as Fairy-Stockfish's nFoldValue: the repeating move was the
         # side's that is not to move (Minishogi's sennichite loses for White whoever repeats).
         side = self.side
@@ -1860,6 +1883,47 @@ class Position:
         if winner is not None:
             return Outcome(Termination.REPETITION_LOSS, winner=winner)
         return Outcome(Termination.REPETITION, winner=self.points_winner())
+
+    def _extra_checks(self) -> int:
+        """Plies the move rule waits longer under the AXF rules, as Fairy-Stockfish counts
+        them: two for each check beyond ten by the side that gave more checks since the
+        count began (once twenty plies are known)."""
+        checks = self._checks
+        n = len(checks) - 1
+        if n < 20:
+            return 0
+        end = min(self.halfmove, n)
+        them = sum(checks[n - k] for k in range(0, end, 2))
+        us = sum(checks[n - k - 1] for k in range(0, end, 2))
+        return 2 * max(max(them, us) - 10, 0)
+
+    def _chaser(self) -> int | None:
+        """The side that chased one same piece on each of its moves since the first of the
+        repeated positions, and was not chased so itself (Fairy-Stockfish's AXF rule); None
+        when neither or both did."""
+        keys, trail, chase = self._keys, self._trail, self._chase
+        n = len(keys) - 1
+        start = [i for i, k in enumerate(keys) if k == keys[-1]][-self.variant.repetition]
+        depth = n - start  # plies back to the first of the repeated positions
+
+        def at(k: int) -> frozenset[int]:
+            return chase[n - k][0]
+
+        def move(k: int) -> int:
+            return trail[n - k][0]
+
+        them = chasing.unmoved(at(0), move(1)) & at(2)
+        us = chasing.unmoved(at(1), move(2)) & at(3)
+        for i in range(4, depth + 1, 2):
+            if i != n:  # the first known position has no move before it: nothing chased
+                them = chasing.unmoved(them, move(i - 1)) & at(i)
+            if i < depth:
+                us = chasing.unmoved(us, move(i)) & at(i + 1)
+        if them and not us:
+            return self.side ^ 1
+        if us and not them:
+            return self.side
+        return None
 
     def _zone_reached(self) -> int | None:
         """The side whose goal piece stands in its goal zone (the side that just moved is

@@ -180,6 +180,11 @@ def _asian_rules(v: Variant) -> list[str]:
             "A repetition in which one side gave check on every one of its moves is lost by "
             "that side."
         )
+    if v.chasing:
+        lines.append(
+            "Perpetual chasing loses: in a repetition without perpetual check, a side that "
+            "attacked one same unprotected or stronger piece on every one of its moves loses."
+        )
     if v.move_repetition == "loss":
         lines.append(
             "Playing the same move a third time by going back and forth, with a piece that "

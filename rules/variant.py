@@ -116,6 +116,7 @@ RULES_KEYS = {
     "drop-promoted",
     "drop-region",
     "repetition-result",
+    "chasing",
 }
 REPETITION_RESULTS = ("draw", "white-loses", "black-loses", "repeater-loses", "repeater-wins")
 DROP_MATES = ("legal", "loss", "illegal")
@@ -375,6 +376,9 @@ class Variant:
     move_repetition: str = "allowed"
     """`loss`: Kakao Janggi's rule, a side that makes the same move a third time going back
     and forth loses (`Position._move_repeater`)."""
+    chasing: tuple[tuple[str, str], ...] = ()
+    """Xiangqi's rule against perpetual chasing (`rules.chasing`): (role, piece id) pairs;
+    empty when the variant has no such rule (`rules.chasing` module)."""
     display: Display = Display()
     notation: str = "algebraic"
     """How moves are printed (and read besides every other form): `wxf` (Xiangqi's
@@ -742,6 +746,11 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     ),
     (r"^rules\.perpetual-check$", 'perpetual-check = "loss"  (or "draw")'),
     (r"^rules\.move-repetition$", 'move-repetition = "loss"  (or "allowed")'),
+    (
+        r"^rules\.chasing",
+        '[rules.chasing]\nchariot = "chariot"\nhorse = "horse"\ncannon = "cannon"\n'
+        'elephant = "elephant"\nadvisor = "advisor"\nsoldier = "soldier"',
+    ),
     (r"^rules\.(move-rule|repetition)$", "move-rule = 50  (0 for none)\nrepetition = 3"),
     (
         r"^rules\.repetition-result$",
@@ -1241,6 +1250,7 @@ def _build(
             "must be 'loss' (a side that plays a move a third time, back and forth, loses) "
             "or 'allowed'",
         )
+    chasing = _build_chasing(rules.get("chasing"), source, by_id)
     perpetual = rules.get("perpetual-check", "draw")
     if perpetual not in ("draw", "loss"):
         raise VariantError(
@@ -1389,6 +1399,7 @@ def _build(
         points=points,
         perpetual_check=perpetual,
         move_repetition=move_repetition,
+        chasing=chasing,
         notation=notation,
         display=display,
         immobility_illegal=flags["immobility-illegal"],
@@ -1581,6 +1592,34 @@ def _build_mate(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> MateRu
                 raise VariantError(source, f"{key}.{name}", f"unknown piece {pid!r}")
         lists.append(frozenset(ids))
     return MateRule(lists[0], lists[1])
+
+
+CHASING_ROLES = ("chariot", "horse", "cannon", "elephant", "advisor", "soldier")
+
+
+def _build_chasing(
+    raw: Any, source: str, by_id: Mapping[str, PieceType]
+) -> tuple[tuple[str, str], ...]:
+    """`[rules.chasing]`: the pieces that play each role of Xiangqi's chasing rule."""
+    if raw is None or raw is False:
+        return ()
+    key = "rules.chasing"
+    if not isinstance(raw, dict) or not raw:
+        raise VariantError(
+            source, key, 'a table of roles and piece ids: { chariot = "chariot", horse = "horse" }'
+        )
+    out = []
+    for role, pid in raw.items():
+        if role not in CHASING_ROLES:
+            raise VariantError(
+                source, f"{key}.{role}", f"unknown role; the roles: {', '.join(CHASING_ROLES)}"
+            )
+        if not isinstance(pid, str) or pid not in by_id:
+            raise VariantError(
+                source, f"{key}.{role}", f"must name a piece of the variant, not {pid!r}"
+            )
+        out.append((role, pid))
+    return tuple(out)
 
 
 def _build_display(

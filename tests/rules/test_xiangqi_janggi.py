@@ -135,6 +135,53 @@ def test_xiangqi_perpetual_check_loses_and_stalemate_loses() -> None:
     assert _ended("xiangqi", "", "3k5/2R6/9/9/9/9/9/9/9/4K4 b - - 0 1") == "white wins by stalemate"
 
 
+# Chases found in random Xiangqi games and ended as pyffish 0.0.90 ends them.
+CHASES = [
+    (
+        "1h1k5/9/9/9/9/9/9/9/9/1R2K4 b - - 0 1",
+        "b10c8 b1c1 c8b10 c1b1 b10c8 b1c1 c8b10 c1b1",
+        "black wins: white chased perpetually",
+    ),
+    (
+        "4k4/4a1r2/9/4p3H/9/3R2E2/9/9/3K5/5h3 w - - 0 1",
+        "d2d3 g9g5 d5f5 g5g9 f5f10 e9f10 i7g6 f10e9 g6i7 g9g7 i7g6 g7g9 g6i7 g9g7 i7h9 g7g9 h9i7",
+        "white wins: black chased perpetually",
+    ),
+    (
+        "2P6/9/3k5/9/p2H1c3/3H5/9/4p4/3K5/2E3h2 w - - 0 1",
+        "d6f5 f6g6 f5h4 g6f6 d2d1 f6g6 h4f5 g6f6 c1e3 f6g6 f5e7 g6f6 e7g8 f6g6 g8i7 "
+        "g6f6 i7h5 f6g6 h5i7 g6f6 i7g8 f6g6 g8i7",
+        "black wins: white chased perpetually",
+    ),
+    (
+        "4ka2H/9/9/5C3/9/1P7/2c6/4EA3/5R3/3K5 w - - 0 1",
+        "f2e2 c4e4 e2f2 e4f4 f2e2 f4e4 e2f2 e4f4 f2e2 f4e4",
+        "white wins: black chased perpetually",
+    ),
+    (
+        "9/5k3/9/9/1c7/P4P3/9/1H7/2p1K4/9 w - - 0 1",
+        "e2e3 b6e6 b3c5 e6b6 c5d7 b6e6 d7c5 e6b6 c5d7 b6b3 d7c5 b3b6",
+        "black wins: white chased perpetually",
+    ),
+    (
+        "6R2/4hk3/3a4e/8r/9/1p7/5P3/9/3A5/3KR4 w - - 0 1",
+        "g10g9 f9f10 g9g10 f10f9 g10g9 f9f10 g9g10 f10f9",
+        "black wins: white gave perpetual check",
+    ),
+]
+
+
+@pytest.mark.parametrize(("start", "moves", "result"), CHASES)
+def test_xiangqi_perpetual_chasing_loses(start: str, moves: str, result: str) -> None:
+    assert _ended("xiangqi", moves.rsplit(" ", 1)[0], start) is None
+    assert _ended("xiangqi", moves, start) == result
+
+
+def test_manchu_repetitions_are_drawn_without_the_chasing_rule() -> None:
+    start = "1h1k5/9/9/9/9/9/9/9/9/1R2K4 b - - 0 1"
+    assert _ended("manchu", CHASES[0][1], start) == "draw by repetition"
+
+
 def test_a_pass_is_written_pass_and_read_in_every_form() -> None:
     game = Game.new("janggi")
     pos = game.position
