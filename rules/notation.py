@@ -576,6 +576,21 @@ def _suffix_letters(
     return lt.of(ups[0])
 
 
+def parse_square(variant: Variant, text: str) -> int | None:
+    """A square typed by a player: its algebraic name (`c3`), or in a Shogi game its Shogi
+    name (`7g`); None when it is neither."""
+    geo = variant.geometry
+    text = text.strip()
+    found = geo.parse(text.lower())
+    if found is not None or variant.notation != "shogi":
+        return found
+    m = re.fullmatch(r"([1-9])([a-p])", text.lower())
+    if m is None:
+        return None
+    file, rank = geo.files - int(m.group(1)), geo.ranks - 1 - FILE_LETTERS.index(m.group(2))
+    return geo.index(file, rank) if 0 <= file < geo.files and 0 <= rank < geo.ranks else None
+
+
 def _sq(pos: Position, sq: int) -> str:
     """A square in a message, named as the variant's players name it."""
     return square_label(pos.variant, sq)

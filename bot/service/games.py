@@ -56,6 +56,7 @@ from bot.service.variants import VariantService
 from rules.errors import RulesError
 from rules.game import Game as RulesGame
 from rules.game import LegalMove
+from rules.notation import parse_square, square_label
 from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
 from rules.pgn import format_pgn, has_pgn
@@ -537,13 +538,13 @@ class GameService:
         game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         rules_game = await self._rules(game)
         geo = rules_game.variant.geometry
-        sq = geo.parse(square.strip().lower())
+        sq = parse_square(rules_game.variant, square)
         if sq is None:
             raise BadRequestError(f"{square.strip()!r} is not a square: {geo.square_hint()}.")
         pos = rules_game.position
         piece = pos.piece_at(sq)
         if piece is None:
-            raise BadRequestError(f"There is no piece on {geo.name(sq)}.")
+            raise BadRequestError(f"There is no piece on {square_label(rules_game.variant, sq)}.")
         planning = game.is_active and piece.color != pos.side
         if planning:
             ahead = RulesGame(rules_game.variant, pos.planning_copy(piece.color))
@@ -573,7 +574,8 @@ class GameService:
             selected=sq,
         )
         side = "White" if piece.color == 0 else "Black"
-        return PieceMoves(view, geo.name(sq), tuple(m.notation for m in moves), planning, side)
+        name = square_label(rules_game.variant, sq)
+        return PieceMoves(view, name, tuple(m.notation for m in moves), planning, side)
 
     # ------------------------------------------------------------------ endings and offers
 

@@ -10,6 +10,7 @@ from bot.replies import refusal
 from bot.service import GameService, ManualClock
 from bot.service.effects import EffectRunner
 from bot.service.errors import ServiceError
+from bot.service.picker import MovePicker
 from rules import IllegalMoveError
 from rules.record import read_record, replay_record
 from storage.errors import GameMovedOnError, NotAddressedToYouError, OwnChallengeError
@@ -251,3 +252,35 @@ async def test_finished_games_list_their_results(service: GameService) -> None:
         ("Chess", "white wins by resignation")
     ]
     assert await service.my_games(ANN.id) == []
+
+
+async def test_a_shogi_game_as_shogi_players_write_it(service: GameService) -> None:
+    """Minishogi through the service: moves typed in Western notation and in Fairy-Stockfish's
+    UCI, /moves with a Shogi square, autocomplete of drops, and a promotion choice by the
+    Move button, every square named as the game names it."""
+    game_id = await start_game(service, "minishogi")
+    for user, text, printed in (
+        (ANN, "Rx1b", "R1ex1b"),
+        (BOB, "Gx1b", "G2ax1b"),
+        (ANN, "b1c2", "G4e-3d"),
+        (BOB, "Rx5d", "R5ax5d"),
+        (ANN, "K-4e", "K5e-4e"),
+    ):
+        result = await service.play(channel_id=THREAD, user=user, text=text)
+        assert result.notation == printed, text
+    found = await service.moves_from(channel_id=THREAD, user_id=BOB.id, square="5d")
+    assert found.square == "5d" and {"R5d-5e=", "R5d-5e+"} <= set(found.moves)
+    suggestions = await service.suggest_moves(channel_id=THREAD, user_id=BOB.id, typed="R*")
+    assert "R*5e" in {s.value for s in suggestions}
+    picker = MovePicker(service)
+    pieces = await picker.pieces(game_id=game_id, user_id=BOB.id)
+    assert "Rook in hand" in {o.label for o in pieces.options}
+    rook = await picker.targets(game_id=game_id, user_id=BOB.id, ply=pieces.ply, origin="a2")
+    assert rook.prompt.startswith("Where does the Rook on 5d go?")
+    assert "5e (2 choices)" in {o.label for o in rook.options}
+    step = await picker.choices(
+        game_id=game_id, user_id=BOB.id, ply=pieces.ply, origin="a2", target="a1"
+    )
+    assert [o.value for o in step.options] == ["R5d-5e=", "R5d-5e+"]
+    played = await service.play(channel_id=THREAD, user=BOB, text=step.options[1].value)
+    assert played.notation == "R5d-5e+"
