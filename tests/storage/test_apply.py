@@ -5,12 +5,22 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Awaitable
 
 from benchmarks.pgproxy import PgProxy
 from storage import Storage
 from storage.apply import parse_state, read_snapshot
-from storage.conditional import Branch
-from storage.models import DAY, Clock, EventKind, NewEffect, StorageEvent
+from storage.conditional import Branch, ConditionalPlan
+from storage.models import (
+    DAY,
+    Clock,
+    EventKind,
+    NewEffect,
+    Outcome,
+    Result,
+    StorageEvent,
+    Termination,
+)
 from tests.postgres import require_server, temporary_schema
 from tests.storage.conftest import BLACK, T0, WHITE, make_move, new_game, play
 from tests.storage.fakes import FAKE_ENGINE
@@ -106,3 +116,71 @@ async def test_a_stale_snapshot_is_refreshed_not_trusted() -> None:
         assert [e.ply for e in seen] == [3]  # decided once more, on the fresh state
         assert [e.payload["ply"] for e in await a.effects.find(kind="noted")] == [3]
         assert moved.game == await b.games.get(game.id)
+
+
+async def test_every_guarded_write_on_postgresql_is_one_call() -> None:
+    """Counted on the wire, each guarded write of a game is at most three round trips (one
+    when this process wrote the game last and remembers its state) and never a transaction
+    block: a move with a conditional answer, the acceptance
+    of a takeback and of a draw, a resignation, an abort, an ending decided by the rules and
+    a loss on time."""
+    await require_server()
+    async with (
+        temporary_schema() as url,
+        PgProxy.for_url(url) as proxy,
+        await Storage.open(proxy.url(url), engine=FAKE_ENGINE, rng=random.Random(1)) as store,
+    ):
+        spent: dict[str, int] = {}
+
+        async def counted(name: str, write: Awaitable[object]) -> None:
+            before = proxy.snapshot()
+            await write
+            spent[name] = (proxy.snapshot() - before).round_trips
+
+        game = await play(store, await new_game(store, clock=Clock(3 * DAY, 0)), ["e2e4"], T0)
+        await store.conditional.add(game.id, WHITE, 1, [E5], T0 + 1)
+        plan = ConditionalPlan(WHITE, frozenset({E5}), frozenset({E5}))
+        await counted(
+            "move answered by a conditional move",
+            store.games.append_move(
+                game.id,
+                BLACK,
+                1,
+                make_move(game, ["e2e4"], "e7e5"),
+                T0 + 2,
+                conditional=plan,
+                answer=make_move(game, ["e2e4", "e7e5"], "g1f3"),
+            ),
+        )
+        game = await store.games.get(game.id)
+        request = await store.takebacks.request(game.id, BLACK, 1, T0 + 3)
+        await counted(
+            "takeback accepted",
+            store.takebacks.accept(request.id, WHITE, "taken back", T0 + 4),
+        )
+        offer = await store.draws.offer(game.id, WHITE, T0 + 5)
+        await counted("draw accepted", store.draws.accept(offer.id, BLACK, T0 + 6))
+
+        resigned = await play(store, await new_game(store), ["e2e4", "e7e5"], T0)
+        await counted("resignation", store.games.resign(resigned.id, WHITE, T0 + 7))
+        aborted = await play(store, await new_game(store), ["e2e4"], T0)
+        await counted("abort", store.games.abort(aborted.id, BLACK, T0 + 8))
+        ended = await play(store, await new_game(store), ["e2e4"], T0)
+        mate = Outcome(Result.WHITE_WINS, Termination.RULES, "white wins by checkmate")
+        await counted("ending decided by the rules", store.games.end(ended.id, 1, mate, T0 + 9))
+        late = await play(store, await new_game(store, clock=Clock(DAY, 0)), ["e2e4"], T0)
+        assert late.deadline_at is not None
+        await counted("loss on time", store.games.claim_timeout(late.id, 1, late.deadline_at + 1))
+        # The move follows a conditional move's entry (a transaction of its own): the state
+        # this process remembered is stale, and the call that finds so returns the fresh
+        # one. An offer's acceptance first finds its game from the offer (one more).
+        assert spent == {
+            "move answered by a conditional move": 2,
+            "takeback accepted": 3,
+            "draw accepted": 3,
+            "resignation": 1,
+            "abort": 1,
+            "ending decided by the rules": 1,
+            "loss on time": 1,
+        }
+        assert store.writer.transactions == 0
