@@ -130,6 +130,7 @@ def render_position(
         selected=selected,
         coordinates=coordinates,
         theme=theme,
+        palette_key=(position.variant.id, position.variant.digest),
     )
 
 

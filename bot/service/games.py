@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections import defaultdict
+import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -111,7 +111,9 @@ class GameService:
         self.ratings = ratings or RatingService(storage, clock)
         self.variants = VariantService(storage, clock)
         self.cache = GameCache(cache_size)
-        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # Weak: a game's lock lives while someone holds or awaits it, so the map stays as small
+        # as the games being changed right now instead of growing by one per game forever.
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # ------------------------------------------------------------------ people
 
@@ -430,7 +432,7 @@ class GameService:
         if at_ply is not None and game.ply_count != at_ply:
             raise PositionChangedError(game.id)
         await self._check_turn(game, user.id)
-        async with self._locks[game.id]:
+        async with self.lock(game.id):
             game = await self._settled(await self.storage.games.get(game.id))
             if (at_ply is not None and game.ply_count != at_ply) or (
                 at_revision is not None and game.revision != at_revision
@@ -588,7 +590,7 @@ class GameService:
         guild_id: int | None = None,
     ) -> EndResult:
         game, _ = await self._own_active_game(channel_id, user.id, game_id, guild_id=guild_id)
-        async with self._locks[game.id]:
+        async with self.lock(game.id):
             ended = await self.storage.games.resign(game.id, user.id, self.clock.now())
         crashpoint("event.committed:resign")
         return await self._ended(ended)
@@ -607,7 +609,7 @@ class GameService:
                 "A tournament game cannot be aborted: resign it, or withdraw from the "
                 "tournament (/tournament withdraw)."
             )
-        async with self._locks[game.id]:
+        async with self.lock(game.id):
             ended = await self.storage.games.abort(game.id, user.id, self.clock.now())
         crashpoint("event.committed:abort")
         return await self._ended(ended)
@@ -643,7 +645,7 @@ class GameService:
         if accept:
             if user.id == offer.offered_by:
                 raise BadRequestError("You cannot accept your own draw offer.")
-            async with self._locks[game.id]:
+            async with self.lock(game.id):
                 ended = await self.storage.draws.accept(offer_id, user.id, self.clock.now())
             crashpoint("event.committed:draw")
             return await self._ended(ended)
@@ -687,7 +689,7 @@ class GameService:
             return OfferView(game, takeback=declined, by_name=user.name, to_id=request.requested_by)
         if user.id == request.requested_by:
             raise BadRequestError("Your opponent must answer your takeback request.")
-        async with self._locks[game.id]:
+        async with self.lock(game.id):
             moves = await self.storage.games.moves(game.id)
             keep = [m.coordinate for m in moves[: max(0, len(moves) - request.plies)]]
             variant = await self.variants.for_game(game)
@@ -701,8 +703,12 @@ class GameService:
         return await self._view(updated, rebuilt)
 
     def lock(self, game_id: int) -> asyncio.Lock:
-        """The lock every change of one game takes (moves, endings, moderators' decisions)."""
-        return self._locks[game_id]
+        """The lock every change of one game takes (moves, endings, moderators' decisions).
+        Hold on to it while it matters (`async with`): unreferenced, it is forgotten."""
+        found = self._locks.get(game_id)
+        if found is None:
+            found = self._locks[game_id] = asyncio.Lock()
+        return found
 
     async def ended(self, game: Game) -> EndResult:
         """What follows a game's end (ratings), and its final view."""

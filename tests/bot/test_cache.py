@@ -82,3 +82,16 @@ async def test_a_takeback_elsewhere_back_to_the_same_ply_is_not_mistaken_for_no_
     assert [m.coordinate for m in moves] == ["e2e4", "c7c5", "g1f3"]
     assert result.view.game.revision == 5  # three moves, one takeback, one move
     await stored_position_is_the_replay(one, game_id)
+
+
+async def test_game_locks_are_forgotten_when_nobody_holds_them(service: GameService) -> None:
+    """One lock per game being changed, not one per game ever touched."""
+    import gc
+
+    lock = service.lock(1)
+    assert service.lock(1) is lock
+    async with service.lock(2):
+        assert len(service._locks) == 2
+    del lock
+    gc.collect()
+    assert len(service._locks) == 0

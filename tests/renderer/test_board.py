@@ -214,3 +214,27 @@ def test_views_are_plain_data() -> None:
         BoardView(5, 5, pieces={25: PieceSprite("A", "x", 0)})
     view = BoardView(5, 5)
     assert view.parse_square("e5") == 24 and view.square_name(24) == "e5"
+
+
+def test_pictures_of_one_variant_share_a_palette_that_keeps_every_mark() -> None:
+    """The palette is learnt once per variant and theme (not per picture), from a board with
+    every kind of mark: a later picture with a check, a last move and destinations keeps
+    those colours as the RGB drawing has them."""
+    from PIL import ImageChops
+
+    from renderer import board
+
+    game = Game.new("chess")
+    for text in ("e4", "f5", "Qh5"):
+        game.play(text)
+    board._palettes.clear()
+    render_position(Game.new("chess").position)  # learns the palette
+    assert len(board._palettes) == 1
+    marks = {"last_move": ("d1", "h5"), "check": "e8", "highlights": ("g6", "f7")}
+    png = render_position(game.position, **marks)  # type: ignore[arg-type]
+    assert len(board._palettes) == 1
+    drawn = board.draw_board(board_view(game.position), **marks)  # type: ignore[arg-type]
+    diff = ImageChops.difference(decode(png).convert("RGB"), drawn).convert("L")
+    counts = diff.histogram()
+    assert max(i for i, n in enumerate(counts) if n) <= 64  # an edge pixel's shade at most
+    assert sum(i * n for i, n in enumerate(counts)) / sum(counts) < 2
