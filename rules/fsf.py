@@ -162,16 +162,13 @@ def fen(pos: Position) -> str:
     if counting is not None:
         # Makruk's count takes the en-passant field (its limit) and the clock (its plies).
         ep, clock = str(counting[1]), str(counting[0])
-    return " ".join(
-        [
-            board,
-            "w" if pos.side == 0 else "b",
-            (_rights(pos) + _first_move_files(pos)) or "-",
-            ep,
-            clock,
-            str(pos.fullmove),
-        ]
-    )
+    fields = [board, "w" if pos.side == 0 else "b", (_rights(pos) + _first_move_files(pos)) or "-"]
+    fields.append(ep)
+    if v.first_check_wins:
+        # Fairy-Stockfish's checks still to give (White's+Black's): one each until a check.
+        gave = pos.is_check()
+        fields.append(f"{0 if gave and pos.side else 1}+{0 if gave and not pos.side else 1}")
+    return " ".join([*fields, clock, str(pos.fullmove)])
 
 
 def _first_move_files(pos: Position) -> str:

@@ -19,6 +19,7 @@ class Termination(Enum):
     FORBIDDEN_MATE = "forbidden mate"
     MATE_DRAW = "drawn mate"
     GOAL = "goal zone"
+    FIRST_CHECK = "first check"
     REPETITION = "repetition"
     REPETITION_LOSS = "repetition loses"
     PERPETUAL_CHECK = "perpetual check"
@@ -47,6 +48,7 @@ BY_RULE = frozenset(
         Termination.FORBIDDEN_MATE,
         Termination.MATE_DRAW,
         Termination.GOAL,
+        Termination.FIRST_CHECK,
         Termination.REPETITION,
         Termination.REPETITION_LOSS,
         Termination.PERPETUAL_CHECK,
@@ -99,6 +101,8 @@ class Outcome:
                 return f"{w} wins: {loser}'s checkmate was given by a forbidden piece"
             case Termination.GOAL:
                 return f"{w} wins by reaching the goal" if w else "draw: both reached the goal"
+            case Termination.FIRST_CHECK:
+                return f"{w} wins by giving check"
             case Termination.REPETITION if self.winner is not None:
                 return f"{w} wins on points after repetition"
             case Termination.REPETITION:
@@ -166,6 +170,7 @@ class Outcome:
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]}'s checkmate was given by a forbidden "
                 "piece": Termination.FORBIDDEN_MATE,
                 f"{name} wins by reaching the goal": Termination.GOAL,
+                f"{name} wins by giving check": Termination.FIRST_CHECK,
                 f"{name} wins by repetition": Termination.REPETITION_LOSS,
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]} gave mate with a forbidden drop": (
                     Termination.DROP_MATE

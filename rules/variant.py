@@ -117,6 +117,7 @@ RULES_KEYS = {
     "drop-region",
     "repetition-result",
     "chasing",
+    "first-check-wins",
 }
 REPETITION_RESULTS = ("draw", "white-loses", "black-loses", "repeater-loses", "repeater-wins")
 DROP_MATES = ("legal", "loss", "illegal")
@@ -389,6 +390,8 @@ class Variant:
     Pawns and Lances on the last rank, Knights on the last two: they promote or stay away)."""
     drop_promoted: bool = False
     """A piece in hand may also be dropped as its promoted form (Kyoto Shogi)."""
+    first_check_wins: bool = False
+    """Kar Ouk: the first check ends the game, won by the side that gives it."""
     drop_region: str | None = None
     """The region every piece is dropped in, unless the piece names its own."""
     repetition_result: str = "draw"
@@ -650,9 +653,12 @@ def _with_options(
 
 
 UNSUPPORTED = {
-    "check-limit": "winning by giving a number of checks (Three-check)",
-    "checks": "winning by giving a number of checks (Three-check)",
-    "n-check": "winning by giving a number of checks (Three-check)",
+    "check-limit": "winning by giving a number of checks (Three-check); "
+    "rules.first-check-wins = true is the one-check game (Kar Ouk)",
+    "checks": "winning by giving a number of checks (Three-check); "
+    "rules.first-check-wins = true is the one-check game (Kar Ouk)",
+    "n-check": "winning by giving a number of checks (Three-check); "
+    "rules.first-check-wins = true is the one-check game (Kar Ouk)",
     "flying-general": "use rules.flying-general = true (in [rules], not in a piece)",
     "palace": 'use [regions] palace = "d1 e1 f1 ..." and region = "palace" on the piece',
     "must-capture": "compulsory captures (Antichess, Losing Chess)",
@@ -1186,6 +1192,7 @@ def _build(
         "bikjang",
         "immobility-illegal",
         "drop-promoted",
+        "first-check-wins",
     ):
         value = rules.get(key, False)
         if not isinstance(value, bool):
@@ -1268,6 +1275,8 @@ def _build(
         raise VariantError(
             source, "rules.repetition-result", f"must be one of {', '.join(REPETITION_RESULTS)}"
         )
+    if flags["first-check-wins"] and goal != "checkmate":
+        raise VariantError(source, "rules.first-check-wins", "needs goal = 'checkmate'")
     if flags["drop-promoted"] and not flags["captures-to-hand"]:
         raise VariantError(source, "rules.drop-promoted", "needs captures-to-hand = true")
     if flags["demote-to-hand"]:
@@ -1404,6 +1413,7 @@ def _build(
         display=display,
         immobility_illegal=flags["immobility-illegal"],
         drop_promoted=flags["drop-promoted"],
+        first_check_wins=flags["first-check-wins"],
         drop_region=drop_region,
         repetition_result=repetition_result,
         option_defs=option_defs,

@@ -146,8 +146,11 @@ class Searcher:
         self.et = evaluation or eval_tables(pos.t)
         self.tt = tt or TranspositionTable(4)
         self.royal_capture = variant.goal == "royal-capture"
-        # Endings that come with legal moves still available (a goal zone, a bare King).
-        self.board_endings = variant.zone is not None or variant.bare_king
+        # Endings that come with legal moves still available (a goal zone, a bare King, a
+        # check in Kar Ouk).
+        self.board_endings = (
+            variant.zone is not None or variant.bare_king or variant.first_check_wins
+        )
         self.move_rule_plies = 2 * variant.move_rule if variant.move_rule else 1 << 30
         self.rep: dict[int, int] = {}
         for h in history:

@@ -59,6 +59,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("makruk", "makruk", games=5, plies=(20, 120)),
     Entry("makpong", "makpong", games=4, plies=(20, 120)),
     Entry("cambodian", "cambodian", games=5, plies=(4, 80)),
+    Entry("karouk", "karouk", games=6, plies=(4, 80)),
     Entry("ai-wok", "ai-wok", games=4, plies=(20, 120)),
     Entry("asean", "asean", games=5, plies=(20, 120)),
     Entry("shatar", "shatar", games=5, plies=(20, 120)),

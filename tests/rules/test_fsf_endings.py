@@ -20,7 +20,12 @@ from rules.variant import load_variant
 DATA = Path(__file__).resolve().parent / "data" / "fsf-endings.tsv"
 
 KINDS = {
-    "immediate": {Termination.BARE_KING, Termination.GOAL, Termination.ROYAL_CAPTURE},
+    "immediate": {
+        Termination.BARE_KING,
+        Termination.GOAL,
+        Termination.ROYAL_CAPTURE,
+        Termination.FIRST_CHECK,
+    },
     "no-moves": {
         Termination.CHECKMATE,
         Termination.STALEMATE,

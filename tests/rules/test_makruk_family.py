@@ -163,3 +163,20 @@ def test_game_records_replay_to_their_end(name: str, result: str) -> None:
     game = replay_record(read_record((GAMES / name).read_text()))
     outcome = game.outcome()
     assert outcome is not None and outcome.result_text == result
+
+
+# ------------------------------------------------------------------------ Kar Ouk
+
+
+def test_kar_ouk_ends_at_the_first_check() -> None:
+    """pyffish (karouk): after 1. Ra8+ the game is over (`is_immediate_game_end` True, no
+    legal move), won by White; its FEN writes White's checks still to give as 0."""
+    game = Game.from_position_text("karouk", "r3k3/3m4/2p5/8/8/2P5/3M4/R3K3 w - - 0 1")
+    assert fen(game.position).split()[3:5] == ["-", "1+1"]
+    game.play("a1a8")
+    outcome = ended(game)
+    assert outcome.termination is Termination.FIRST_CHECK
+    assert outcome.result_text == "white wins by giving check"
+    assert Outcome.from_text("white wins by giving check") == outcome
+    assert game.position.legal_codes() == []
+    assert fen(game.position) == "R3k3/3m4/2p5/8/8/2P5/3M4/4K3 b - 126 0+1 0 1"

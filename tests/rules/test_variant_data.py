@@ -22,7 +22,7 @@ CATALOGUE = {
     "grand-tamerlane", "grand-courier", "grand-chu", "asean", "shatar",
     "xiangqi", "minixiangqi", "manchu",
     "janggi", "janggicasual", "janggimodern", "janggitraditional",
-    "makruk", "makpong", "cambodian", "ai-wok",
+    "makruk", "makpong", "cambodian", "karouk", "ai-wok",
     "shogi", "minishogi", "kyotoshogi", "micro", "dobutsu", "euroshogi", "judkins", "gorogoro",
 }  # fmt: skip
 
