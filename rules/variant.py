@@ -730,6 +730,11 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     (r"\.(cannot-capture|cannot-hop-over)$", 'cannot-capture = ["cannon"]  (piece ids)'),
     (r"^pieces\.", 'hawk = { letter = "H", name = "Hawk", betza = "BN" }'),
     (
+        r"^setup\.black",
+        '[setup.black]\n8 = "R N B K Q B N R"\n7 = "P P P P P P P P"  (ranks from White\'s side, '
+        "capital letters)",
+    ),
+    (
         r"^setup",
         '[setup]\n1 = "R N B Q K B N R"\n2 = "P P P P P P P P"  (a token a file, "." for empty)',
     ),
@@ -764,6 +769,10 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         '"repeater-wins")',
     ),
     (r"^rules\.(immobility-illegal|drop-promoted)$", "immobility-illegal = true"),
+    (
+        r"^rules\.insufficient-material$",
+        "insufficient-material = false  (chess sets it: K v K, K+B v K, K+N v K are draws)",
+    ),
     (r"^rules\.", "captures-to-hand = true"),
     (
         r"^castling",
@@ -2082,11 +2091,16 @@ def _build_setup(
                 pid = by_token.get(token)
                 if pid is None:
                     letters = ", ".join(sorted(by_token))
+                    capitals = (
+                        f"; Black's pieces are written in capitals too: {token.upper()}"
+                        if token != token.upper() and token.upper() in by_token
+                        else ""
+                    )
                     raise VariantError(
                         source,
                         key,
                         f"{token!r} is not a piece letter of this variant (its letters: "
-                        f"{letters}; '.' for an empty square)",
+                        f"{letters}; '.' for an empty square{capitals})",
                     )
                 out.append((geometry.index(file, rank), pid))
         return tuple(sorted(out))

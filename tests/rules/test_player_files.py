@@ -304,3 +304,22 @@ def test_setup_keys_that_are_not_ranks_name_setup_black() -> None:
     text = 'id = "x"\nname = "X"\nextends = "chess"\n[setup.white]\n1 = "R N B Q K B N R"\n'
     with pytest.raises(VariantError, match=r"\[setup.black\]"):
         load_definition(text)
+
+
+def test_black_pieces_in_lowercase_are_refused_with_the_capital() -> None:
+    """A player who writes Black's army as in a FEN (`r`) learns the letters are capitals,
+    and the example shows `[setup.black]`, not `[setup]`."""
+    text = DROPS_5X5.replace("[rules]", '[setup.black]\n5 = "r . . . k"\n[rules]')
+    with pytest.raises(VariantError, match="written in capitals too: R") as exc:
+        load_definition(text)
+    assert exc.value.key == "setup.black.5"
+    assert exc.value.example is not None and exc.value.example.startswith("[setup.black]")
+
+
+def test_a_rules_refusal_shows_its_own_key_in_the_example() -> None:
+    text = DROPS_5X5.replace("insufficient-material = true", 'insufficient-material = "yes"')
+    with pytest.raises(VariantError) as exc:
+        load_definition(text)
+    assert exc.value.key == "rules.insufficient-material"
+    assert exc.value.example is not None
+    assert exc.value.example.startswith("insufficient-material = ")
