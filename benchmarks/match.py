@@ -198,7 +198,7 @@ class MatchResult:
 
 def load_match_variant(name: str) -> Variant:
     """A built-in variant, or one of the players' variant files of docs/examples
-    (Capablanca, Shako): the engine reads them as it reads any guild's variant."""
+    (S-Chess): the engine reads them as it reads any guild's variant."""
     if name in variant_ids():
         return load_variant(name)
     path = VARIANT_FILES / f"{name}.toml"

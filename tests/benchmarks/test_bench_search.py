@@ -59,7 +59,7 @@ def test_greedy_takes_the_biggest_piece() -> None:
 def test_players_variant_files_are_read_like_a_guilds() -> None:
     assert load_match_variant("chess").id == "chess"
     assert load_match_variant("capablanca").geometry.files == 10
-    assert load_match_variant("shako").digest  # a player's definition, pinned by its hash
+    assert load_match_variant("s-chess").digest  # a player's definition, pinned by its hash
 
 
 @pytest.mark.skipif(find_engine() is None, reason="Fairy-Stockfish is not installed")

@@ -71,6 +71,14 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("euroshogi", "euroshogi", games=5, plies=(20, 90)),
     Entry("judkins", "judkins", games=5, plies=(10, 70)),
     Entry("gorogoro", "gorogoro", games=5, plies=(10, 70)),
+    Entry("nocastle", "nocastle", games=4),
+    Entry("amazon", "amazon", games=4),
+    Entry("almost", "almost", games=4),
+    Entry("hoppelpoppel", "hoppelpoppel", games=5),
+    Entry("newzealand", "newzealand", games=5),
+    Entry("chigorin", "chigorin", games=5),
+    Entry("gardner", "gardner", games=5, plies=(4, 40)),
+    Entry("losalamos", "losalamos", games=5, plies=(4, 50)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

@@ -316,7 +316,7 @@ def test_file_arguments_on_the_command_line(capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().out.strip() == "782"
     assert main(["check", str(EXAMPLES / "courier.toml")]) == 0
     out = capsys.readouterr().out
-    assert "Courier Chess (courier), 12x8: the file is valid." in out
+    assert "Courier Chess (user file) (courier-user), 12x8: the file is valid." in out
     assert "Stalemate loses" in out and "perft 2: 678" in out
     assert main(["moves", "nowhere.toml"]) == 2
     assert "cannot read nowhere.toml" in capsys.readouterr().err

@@ -24,6 +24,8 @@ CATALOGUE = {
     "janggi", "janggicasual", "janggimodern", "janggitraditional",
     "makruk", "makpong", "cambodian", "karouk", "ai-wok",
     "shogi", "minishogi", "kyotoshogi", "micro", "dobutsu", "euroshogi", "judkins", "gorogoro",
+    "nocastle", "amazon", "almost", "hoppelpoppel", "newzealand", "chigorin", "gardner",
+    "losalamos",
 }  # fmt: skip
 
 
