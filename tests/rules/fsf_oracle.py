@@ -79,6 +79,13 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("chigorin", "chigorin", games=5),
     Entry("gardner", "gardner", games=5, plies=(4, 40)),
     Entry("losalamos", "losalamos", games=5, plies=(4, 50)),
+    Entry("capablanca", "capablanca", games=4),
+    Entry("gothic", "gothic", games=4),
+    Entry("janus", "janus", games=4),
+    Entry("embassy", "embassy", games=4),
+    Entry("centaur", "centaur", games=4),
+    Entry("chancellor", "chancellor", games=4),
+    Entry("modern", "modern", games=4),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

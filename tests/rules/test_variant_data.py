@@ -25,7 +25,7 @@ CATALOGUE = {
     "makruk", "makpong", "cambodian", "karouk", "ai-wok",
     "shogi", "minishogi", "kyotoshogi", "micro", "dobutsu", "euroshogi", "judkins", "gorogoro",
     "nocastle", "amazon", "almost", "hoppelpoppel", "newzealand", "chigorin", "gardner",
-    "losalamos",
+    "losalamos", "capablanca", "gothic", "janus", "embassy", "centaur", "chancellor", "modern",
 }  # fmt: skip
 
 
