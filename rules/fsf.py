@@ -168,6 +168,9 @@ def fen(pos: Position) -> str:
         # Fairy-Stockfish's checks still to give (White's+Black's): one each until a check.
         gave = pos.is_check()
         fields.append(f"{0 if gave and pos.side else 1}+{0 if gave and not pos.side else 1}")
+    if v.check_count:
+        # N-check: the checks each side has still to give, White's first.
+        fields.append(f"{v.check_count - pos.checks[0]}+{v.check_count - pos.checks[1]}")
     return " ".join([*fields, clock, str(pos.fullmove)])
 
 

@@ -16,6 +16,10 @@ class Termination(Enum):
     STALEMATE_WIN = "stalemate loses"
     DROP_MATE = "drop mate"
     BARE_KING = "bare king"
+    BARED_WIN = "bare king wins"
+    CHECKMATED_WIN = "checkmate wins for the mated"
+    CHECK_COUNT = "checks given"
+    EXTINCTION = "extinction"
     FORBIDDEN_MATE = "forbidden mate"
     MATE_DRAW = "drawn mate"
     GOAL = "goal zone"
@@ -45,6 +49,10 @@ BY_RULE = frozenset(
         Termination.STALEMATE_WIN,
         Termination.DROP_MATE,
         Termination.BARE_KING,
+        Termination.BARED_WIN,
+        Termination.CHECKMATED_WIN,
+        Termination.CHECK_COUNT,
+        Termination.EXTINCTION,
         Termination.FORBIDDEN_MATE,
         Termination.MATE_DRAW,
         Termination.GOAL,
@@ -66,8 +74,8 @@ BY_RULE = frozenset(
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """`winner` is 0 (White), 1 (Black) or None for a draw. `detail` carries the N of the
-    N-move rule. A winner of a repetition, the move rule, bikjang, both passing or a
-    stalemate won it on material points (Janggi)."""
+    N-move rule and the N of N-check. A winner of a repetition, the move rule, bikjang,
+    both passing or a stalemate won it on material points (Janggi)."""
 
     termination: Termination
     winner: int | None
@@ -95,6 +103,14 @@ class Outcome:
                 if self.winner is None:
                     return "draw by baring the king"
                 return f"{w} wins by baring the king"
+            case Termination.BARED_WIN:
+                return f"{w} wins with a bare king"
+            case Termination.CHECKMATED_WIN:
+                return f"{w} wins by being checkmated"
+            case Termination.CHECK_COUNT:
+                return f"{w} wins by giving {self.detail} checks"
+            case Termination.EXTINCTION:
+                return f"{w} wins by the extinction rule"
             case Termination.MATE_DRAW:
                 return "draw by a checkmate without a decisive check"
             case Termination.FORBIDDEN_MATE:
@@ -167,6 +183,9 @@ class Outcome:
                 f"{name} stalemates {COLOR_NAMES[winner ^ 1]}": Termination.STALEMATE_POINTS,
                 f"{name} wins by stalemate": Termination.STALEMATE_WIN,
                 f"{name} wins by baring the king": Termination.BARE_KING,
+                f"{name} wins with a bare king": Termination.BARED_WIN,
+                f"{name} wins by being checkmated": Termination.CHECKMATED_WIN,
+                f"{name} wins by the extinction rule": Termination.EXTINCTION,
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]}'s checkmate was given by a forbidden "
                 "piece": Termination.FORBIDDEN_MATE,
                 f"{name} wins by reaching the goal": Termination.GOAL,
@@ -193,6 +212,9 @@ class Outcome:
             }
             if t in simple:
                 return cls(simple[t], winner)
+            checks = t.removeprefix(f"{name} wins by giving ").removesuffix(" checks")
+            if t.startswith(f"{name} wins by giving ") and checks.isascii() and checks.isdigit():
+                return cls(Termination.CHECK_COUNT, winner, int(checks))
             prefix = f"{name} wins on points after the "
             if t.startswith(prefix) and t.endswith("-move rule"):
                 n = t.removeprefix(prefix).removesuffix("-move rule")

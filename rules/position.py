@@ -58,6 +58,7 @@ class _Extra(NamedTuple):
     once: list[bool]
     promoted: bytearray | None
     tally: tuple[int, int]
+    checks: tuple[int, int]
 
 
 class _Undo(NamedTuple):
@@ -110,6 +111,7 @@ class Position:
         "_stack",
         "_trail",
         "board",
+        "checks",
         "ep",
         "ep_victim",
         "fullmove",
@@ -155,6 +157,8 @@ class Position:
         # Counting rules (Makruk): the limit in plies (0: no count) and the ply the count
         # started from, so that the count is `ply - tally[1]` without a change every ply.
         self.tally: tuple[int, int] = (0, 0)
+        # N-check: the checks White and Black have given.
+        self.checks: tuple[int, int] = (0, 0)
         self.hash = 0
         self._stack: list[_Undo] = []
         self._keys: list[int] = []
@@ -222,6 +226,8 @@ class Position:
                 h ^= t.z_gate[code][sq]
             if self.once[color]:
                 h ^= t.z_once[color]
+            if t.z_checks:
+                h ^= t.z_checks[color][self.checks[color]]
         if self.promoted is not None:
             for sq, flag in enumerate(self.promoted):
                 if flag:
@@ -256,6 +262,7 @@ class Position:
         other.once = self.once[:]
         other.promoted = bytearray(self.promoted) if self.promoted is not None else None
         other.tally = self.tally
+        other.checks = self.checks
         other.hash = self.hash
         other._keys = self._keys[:]
         other._checks = self._checks[:]
@@ -733,8 +740,33 @@ class Position:
             self._gating_codes(out)
         if self.t.any_drop_mate == 2:
             out = [c for c in out if not self._illegal_drop_mate(c)]
+        v = self.variant
+        if v.no_checks:
+            out = [c for c in out if not self._gives_check(c)]
+        if v.must_capture:
+            captures = [c for c in out if self._captures(c)]
+            if captures:
+                out = captures
         self._legal = tuple(out)
         return out
+
+    def _gives_check(self, c: int) -> bool:
+        """Move `c` leaves the opponent's royal piece attacked (Racing Kings forbids it)."""
+        self.push_code(c, keep_key=False)
+        try:
+            return self.is_check()
+        finally:
+            self.pop_code()
+
+    def _captures(self, c: int) -> bool:
+        """Move `c` takes a piece (compulsory captures: Antichess)."""
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        if kind == EP:
+            return True
+        if kind != NORMAL:
+            return False
+        target = self.board[(c >> 8) & 0xFF]
+        return bool(target) and target & 1 != self.side
 
     def _illegal_drop_mate(self, c: int) -> bool:
         """A drop of a piece whose `drop-mate` is illegal that checkmates."""
@@ -1293,6 +1325,18 @@ class Position:
                 if extra is None:
                     extra = self._snapshot()
                 self.tally = counted
+        if t.z_checks:
+            king = kings[side ^ 1]
+            if king >= 0 and self.attacked(king, side):
+                if extra is None:
+                    extra = self._snapshot()
+                given = self.checks[side]
+                limit = len(t.z_checks[side]) - 1
+                if given < limit:
+                    h ^= t.z_checks[side][given] ^ t.z_checks[side][given + 1]
+                    self.checks = (
+                        (given + 1, self.checks[1]) if side == 0 else (self.checks[0], given + 1)
+                    )
         self._stack.append(
             _Undo(
                 c,
@@ -1457,6 +1501,7 @@ class Position:
             self.once[:],
             bytearray(self.promoted) if self.promoted is not None else None,
             self.tally,
+            self.checks,
         )
 
     def pop_code(self) -> int:
@@ -1474,7 +1519,15 @@ class Position:
                 pieces[old].add(sq)
             virgin[sq] = old_virgin
         if u.extra is not None:
-            self.hands, self.reserve, self.gates, self.once, self.promoted, self.tally = u.extra
+            (
+                self.hands,
+                self.reserve,
+                self.gates,
+                self.once,
+                self.promoted,
+                self.tally,
+                self.checks,
+            ) = u.extra
         self.kings[0], self.kings[1] = u.kings
         self.ep = u.ep
         self.ep_victim = u.ep_victim
@@ -1594,11 +1647,21 @@ class Position:
                     return Outcome(Termination.DROP_MATE, winner=side)
                 if v.mate is not None:
                     return self._conditional_mate(v.mate)
+                if v.checkmate == "win":
+                    return Outcome(Termination.CHECKMATED_WIN, winner=side)
                 return Outcome(Termination.CHECKMATE, winner=side ^ 1)
             if v.stalemate == "win-on-points":
                 return Outcome(Termination.STALEMATE_POINTS, winner=side ^ 1)
             if v.stalemate == "loss":
                 return Outcome(Termination.STALEMATE_WIN, winner=side ^ 1)
+            if v.stalemate == "win":
+                return Outcome(Termination.STALEMATE_WIN, winner=side)
+            if v.stalemate == "fewer-pieces":
+                mine, theirs = self._army(side), self._army(side ^ 1)
+                if mine != theirs:
+                    return Outcome(
+                        Termination.STALEMATE_WIN, winner=side if mine < theirs else side ^ 1
+                    )
             return Outcome(Termination.STALEMATE, winner=self.points_winner())
         move_rule = bool(v.move_rule) and self.halfmove >= 2 * v.move_rule
         if move_rule and v.chasing and len(self._checks) == len(self._keys):
@@ -1631,6 +1694,12 @@ class Position:
             return Outcome(Termination.ROYAL_CAPTURE, winner=self.side ^ 1)
         if self.placing:
             return None
+        if v.extinction is not None:
+            ended = self._extinct()
+            if ended is not None:
+                return ended
+        if v.check_count and self.checks[self.side ^ 1] >= v.check_count:
+            return Outcome(Termination.CHECK_COUNT, self.side ^ 1, detail=v.check_count)
         if v.zone is not None:
             ended = self._zone_outcome()
             if ended is not None:
@@ -1645,6 +1714,44 @@ class Position:
             return self._bare_king()
         if v.bare_king_draw and self._bared():
             return Outcome(Termination.BARE_KING, winner=None)
+        if v.bare_king_win:
+            for color in (self.side, self.side ^ 1):
+                if self._bare(color):
+                    return Outcome(Termination.BARED_WIN, winner=color)
+        return None
+
+    def _bare(self, color: int) -> bool:
+        """`color` has only royal pieces left, and nothing in hand."""
+        t = self.t
+        pieces = self.pieces
+        return not any(self.hands[color]) and all(
+            t.royal[code] or not pieces[code] for code in t.side_codes[color]
+        )
+
+    def _extinct(self) -> Outcome | None:
+        """Fairy-Stockfish's extinction rule: the side that just moved is looked at first;
+        a side with at most `count` pieces of a listed type (or of all its pieces together)
+        on the board and in hand has lost, or won."""
+        rule = self.variant.extinction
+        assert rule is not None
+        t = self.t
+        pieces = self.pieces
+        for color in (self.side ^ 1, self.side):
+            hand = self.hands[color]
+            if not rule.pieces:
+                left = sum(len(pieces[code]) for code in t.side_codes[color]) + sum(hand)
+                extinct = left <= rule.count
+            else:
+                extinct = False
+                for pid in rule.pieces:
+                    code = t.code(pid, color)
+                    if len(pieces[code]) + hand[t.hand_type[code]] <= rule.count:
+                        extinct = True
+                        break
+            if extinct:
+                return Outcome(
+                    Termination.EXTINCTION, winner=color if rule.result == "win" else color ^ 1
+                )
         return None
 
     def _bared(self) -> bool:
@@ -1947,8 +2054,36 @@ class Position:
             return None
         if v.zone.safe:
             return self._safe_zone()
+        if v.zone.reply:
+            return self._zone_reply()
         reached = self._zone_reached()
         return None if reached is None else Outcome(Termination.GOAL, winner=reached)
+
+    def _zone_reply(self) -> Outcome | None:
+        """Racing Kings (Fairy-Stockfish's flagMove): Black, to move after White's goal piece
+        reached its zone, plays on only if its own can reach its zone in this move; both
+        there is a draw. Black reaching it first wins at once."""
+        v = self.variant
+        zone = v.zone
+        assert zone is not None
+        t = self.t
+        side = self.side
+        codes = (t.code(zone.piece, 0), t.code(zone.piece, 1))
+        on = [bool(self.pieces[codes[c]] & zone.squares[c]) for c in (0, 1)]
+        if on[side]:
+            return Outcome(Termination.GOAL, winner=None if on[side ^ 1] else side)
+        if not on[side ^ 1]:
+            return None
+        if side == 1:
+            for c in self._legal_board_codes():
+                if (
+                    (c >> KIND_SHIFT) & KIND_MASK == NORMAL
+                    and self.board[c & 0xFF] == codes[1]
+                    and (c >> 8) & 0xFF in zone.squares[1]
+                    and not (v.no_checks and self._gives_check(c))
+                ):
+                    return None
+        return Outcome(Termination.GOAL, winner=side ^ 1)
 
     def _safe_zone(self) -> Outcome | None:
         """A goal zone to be reached safely (Dobutsu's Lion): a side whose goal piece stands

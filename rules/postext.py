@@ -16,6 +16,7 @@ file). The optional fields that follow appear only when the variant has the stat
     gates:FA@c1,m@g9     reserve pieces waiting behind a back-rank square
     once:wb              sides whose King still has its once-per-game move (Bat games)
     promoted:d8,e1       promoted pieces, which return to hand demoted when captured
+    checks:2+0           checks given so far by White and Black (N-check), when any
     moved:h2,g3          pieces standing on a starting square that have already moved
                          (so they lost an initial power: a double step, a leap, castling,
                          S-Chess gating)
@@ -36,7 +37,17 @@ from rules.variant import Variant, load_variant, variant_with_options
 _TOKEN_RE = re.compile(r"\(([A-Za-z]{2})\)|([A-Za-z+\-])|(\d+)")
 _PLUS_TOKEN_RE = re.compile(r"\((\+?[A-Za-z]{1,2})\)|(\+[A-Za-z]|[A-Za-z\-])|(\d+)")
 """Where promoted pieces are written `+P` (Shogi), `+` begins a piece's letters."""
-EXT_ORDER = ("options", "hand", "reserve", "gates", "once", "promoted", "moved", "count")
+EXT_ORDER = (
+    "options",
+    "hand",
+    "reserve",
+    "gates",
+    "once",
+    "promoted",
+    "moved",
+    "count",
+    "checks",
+)
 
 
 def piece_token(variant: Variant, tables: Tables, code: int, *, bracket: bool = True) -> str:
@@ -162,6 +173,8 @@ def format_position(pos: Position) -> str:
     counting = pos.counting()
     if counting is not None:
         fields.append(f"count:{counting[0]}/{counting[1]}")
+    if v.check_count and any(pos.checks):
+        fields.append(f"checks:{pos.checks[0]}+{pos.checks[1]}")
     return " ".join(fields)
 
 
@@ -393,6 +406,20 @@ def _read_extension(pos: Position, key: str, value: str) -> None:
                 f"not {value!r}"
             )
         pos.tally = (int(limit), pos.ply - int(counted))
+    elif key == "checks":
+        white, plus, black = value.partition("+")
+        if not v.check_count:
+            raise PositionTextError(f"{v.name} counts no checks")
+        if not (
+            plus and white.isascii() and white.isdigit() and black.isascii() and black.isdigit()
+        ):
+            raise PositionTextError(
+                f"checks: expected the checks White and Black gave (checks:1+0), not {value!r}"
+            )
+        given = (int(white), int(black))
+        if max(given) > v.check_count:
+            raise PositionTextError(f"checks: at most {v.check_count} checks win")
+        pos.checks = given
     elif key == "moved":
         for name in items:
             sq = geo.parse(name)
@@ -408,10 +435,10 @@ def _check_consistency(pos: Position) -> None:
     if v.goal == "checkmate":
         for color, name in ((0, "White"), (1, "Black")):
             royals = [sq for sq, c in pos.occupied() if t.royal[c] and c & 1 == color]
-            if len(royals) != 1:
+            if len(royals) > 1 or (not royals and v.extinction is None):
                 raise PositionTextError(f"{name} must have exactly one King, not {len(royals)}")
         enemy_king = pos.kings[pos.side ^ 1]
-        if not pos.placing and pos.attacked(enemy_king, pos.side):
+        if not pos.placing and enemy_king >= 0 and pos.attacked(enemy_king, pos.side):
             raise PositionTextError(
                 "the side that has just moved is in check: no legal game reaches this position"
             )

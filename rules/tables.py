@@ -406,6 +406,8 @@ class Tables:
     first_leap_takers: dict[int, frozenset[int]] = field(default_factory=dict)
     """Codes whose checking move takes the first leap from the enemy royal codes listed
     (Cambodian's Rook and King)."""
+    z_checks: tuple[tuple[int, ...], ...] = ()
+    """N-check: per side, a key per number of checks given (0 for none); empty without."""
     immediate_ends: bool = False
     """Rules that end the game on the board whatever the moves (`Position.decided`)."""
     counting: Counting | None = None  # Makruk's counting rules, when the variant has them
@@ -950,8 +952,17 @@ def build_tables(variant: Variant) -> Tables:
             for pid in p.first_leap_lost_by:
                 takers.setdefault(type_index[pid] << 1 | color ^ 1, set()).add(i << 1 | color)
     tables.first_leap_takers = {code: frozenset(kings) for code, kings in takers.items()}
+    if variant.check_count:
+        # Keys of their own: the other keys stay those of the variant without the rule.
+        crng = random.Random(0xC4EC)
+        tables.z_checks = tuple(
+            (0, *(crng.getrandbits(64) for _ in range(variant.check_count))) for _ in (0, 1)
+        )
     tables.immediate_ends = bool(
         variant.zone
+        or variant.check_count
+        or variant.extinction
+        or variant.bare_king_win
         or variant.bare_king
         or variant.bare_king_draw
         or variant.first_check_wins

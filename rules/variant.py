@@ -118,14 +118,21 @@ RULES_KEYS = {
     "repetition-result",
     "chasing",
     "first-check-wins",
+    "check-count",
+    "must-capture",
+    "no-checks",
+    "checkmate",
+    "extinction",
 }
 REPETITION_RESULTS = ("draw", "white-loses", "black-loses", "repeater-loses", "repeater-wins")
 DROP_MATES = ("legal", "loss", "illegal")
-STALEMATES = ("draw", "win-on-points", "loss")
+STALEMATES = ("draw", "win-on-points", "loss", "win", "fewer-pieces")
 RESERVE_STYLES = ("placed", "in-hand")
 STATUSES = ("documented", "reconstructed setup")
 LETTERS_RE = re.compile(r"\+?[A-Z]{1,2}")
 ID_RE = re.compile(r"[a-z][a-z0-9-]*")
+BUILTIN_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
+"""Built-in ids may begin with a digit, as Fairy-Stockfish's do (`3check`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,9 +251,23 @@ class Zone:
     piece: str
     squares: tuple[frozenset[int], frozenset[int]]
     safe: bool = False
+    reply: bool = False
+    """Racing Kings (Fairy-Stockfish's flagMove): when White's piece reaches its zone,
+    Black still moves if its own piece can reach its zone at once; reaching it then draws."""
 
 
 COUNTING_STYLES = ("makruk", "cambodian", "asean")
+
+
+@dataclass(frozen=True, slots=True)
+class Extinction:
+    """Fairy-Stockfish's extinction rule: a side left with at most `count` pieces of one of
+    the `pieces` types (on the board and in hand; empty `pieces`: of all its pieces
+    together) has lost, or won with `result = "win"` (Antichess), at once."""
+
+    pieces: frozenset[str]
+    result: str = "loss"
+    count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +393,17 @@ class Variant:
     """Janggi's bikjang: royal pieces facing on an open line must be parted by the side to
     move, or it passes and the game ends (a draw, or on points)."""
     points: Points | None = None
+    check_count: int = 0
+    """Three-check: the side that gives check this many times wins (0: no such rule)."""
+    must_capture: bool = False
+    """Antichess: a side that can capture must capture (any capture it likes)."""
+    no_checks: bool = False
+    """Racing Kings: no move may give check."""
+    checkmate: str = "loss"
+    """What checkmate gives the checkmated side: `loss`, or `win` (Losers)."""
+    bare_king_win: bool = False
+    """Losers: a side left with only its royal pieces wins at once."""
+    extinction: Extinction | None = None
     perpetual_check: str = "draw"
     """`loss`: a repetition in which one side gave check every move loses for that side."""
     move_repetition: str = "allowed"
@@ -520,7 +552,7 @@ def variant_path(variant_id: str) -> Path:
 
 def _raw(variant_id: str, chain: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
     """The file's data merged over its parents', with the file name for messages."""
-    if not ID_RE.fullmatch(variant_id):
+    if not BUILTIN_ID_RE.fullmatch(variant_id):
         # Never a path: an id from a player's `extends` must not reach the file system.
         raise UnknownVariantError(f"{variant_id!r} is not a variant id")
     path = variant_path(variant_id)
@@ -653,17 +685,13 @@ def _with_options(
 
 
 UNSUPPORTED = {
-    "check-limit": "winning by giving a number of checks (Three-check); "
-    "rules.first-check-wins = true is the one-check game (Kar Ouk)",
-    "checks": "winning by giving a number of checks (Three-check); "
-    "rules.first-check-wins = true is the one-check game (Kar Ouk)",
-    "n-check": "winning by giving a number of checks (Three-check); "
-    "rules.first-check-wins = true is the one-check game (Kar Ouk)",
+    "check-limit": "use rules.check-count = 3",
+    "checks": "use rules.check-count = 3",
+    "n-check": "use rules.check-count = 3",
     "flying-general": "use rules.flying-general = true (in [rules], not in a piece)",
     "palace": 'use [regions] palace = "d1 e1 f1 ..." and region = "palace" on the piece',
-    "must-capture": "compulsory captures (Antichess, Losing Chess)",
-    "mandatory-capture": "compulsory captures (Antichess, Losing Chess)",
-    "antichess": "Antichess (losing all pieces wins)",
+    "mandatory-capture": "use rules.must-capture = true",
+    "antichess": 'use rules.must-capture = true and [rules.extinction] result = "win"',
     "atomic": "exploding captures (Atomic)",
     "explosion": "exploding captures (Atomic)",
     "duck": "the Duck of Duck Chess",
@@ -673,7 +701,6 @@ UNSUPPORTED = {
     "fog": "hidden information (Fog of War)",
     "hidden": "hidden information (Fog of War)",
     "dice": "dice",
-    "extinction": "losing by extinction of a piece type (Extinction Chess)",
     "pawn-drop-mate": 'use drop-mate = "loss" or "illegal" on the piece',
     "promotion-zone": 'use promotion = { to = [...], zone = "name of a region" } on the piece',
     "nifu": "use drop-one-per-file = true on the piece",
@@ -681,7 +708,10 @@ UNSUPPORTED = {
     "perpetual": 'use rules.perpetual-check = "loss"',
     "king-of-the-hill": 'use rules.goal-zone = { piece = "king", squares = [...] }',
     "flag": 'use rules.goal-zone = { piece = "king", squares = [...] }',
-    "stalemate-value": 'use rules.stalemate = "draw", "win-on-points" or "loss"',
+    "stalemate-value": 'use rules.stalemate = "draw", "win-on-points", "loss", "win" or '
+    '"fewer-pieces"',
+    "checking": "use rules.no-checks = true",
+    "flag-move": "use rules.goal-zone = { ..., reply = true }",
     "gating": 'use [reserve] with style = "in-hand" (S-Chess) or "placed" (Florea)',
     "drops": "use rules.captures-to-hand = true",
     "pieces-in-hand": 'use rules.captures-to-hand = true or [reserve] style = "in-hand"',
@@ -740,10 +770,20 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     ),
     (r"^piece-count$", "piece-count = 16  (White's pieces in the setup)"),
     (r"^rules\.en-passant", 'en-passant = { capturers = ["pawn"], victims = ["pawn"] }'),
-    (r"^rules\.stalemate$", 'stalemate = "loss"  (or "draw", "win-on-points")'),
+    (
+        r"^rules\.stalemate$",
+        'stalemate = "loss"  (or "draw", "win-on-points", "win", "fewer-pieces")',
+    ),
+    (r"^rules\.check-count$", "check-count = 3  (the third check wins; 0 for none)"),
+    (r"^rules\.checkmate$", 'checkmate = "win"  (the checkmated side wins; or "loss")'),
+    (
+        r"^rules\.extinction",
+        '[rules.extinction]\npieces = ["all"]  (or piece ids)\nresult = "win"  (or "loss")\n'
+        "count = 0",
+    ),
     (r"^rules\.goal-zone", 'goal-zone = { piece = "king", squares = ["d4", "e4", "d5", "e5"] }'),
     (r"^rules\.goal$", 'goal = "checkmate"  (or "royal-capture")'),
-    (r"^rules\.bare-king$", 'bare-king = "loss"  (or "draw")'),
+    (r"^rules\.bare-king$", 'bare-king = "loss"  (or "draw", "win")'),
     (r"^rules\.mate", '[rules.mate]\nforbidden-by = ["knight"]\nseries-needs = ["knight", "rook"]'),
     (
         r"^rules\.counting",
@@ -1160,26 +1200,31 @@ def _build(
         raise VariantError(
             source,
             "rules.stalemate",
-            "must be 'draw', 'win-on-points' (3/5 for the stalemating side) or 'loss' "
-            "(the side that cannot move loses)",
+            "must be 'draw', 'win-on-points' (3/5 for the stalemating side), 'loss' "
+            "(the side that cannot move loses), 'win' (it wins) or 'fewer-pieces' (the side "
+            "with fewer pieces wins, equal numbers draw)",
         )
     goal = rules.get("goal", "checkmate")
     if goal not in ("checkmate", "royal-capture"):
         raise VariantError(source, "rules.goal", "must be 'checkmate' or 'royal-capture'")
+    extinction = _build_extinction(rules.get("extinction"), source, by_id)
     royals = [p for p in pieces if p.royal]
-    if not royals:
+    if not royals and extinction is None:
         raise VariantError(
             source,
             "pieces",
             "no royal piece: the game could never end. The catalogue's King is royal; "
-            "a new royal piece says royal = true",
+            "a new royal piece says royal = true (or the game is won by extinction: "
+            "[rules.extinction])",
         )
     for side, army, key in ((0, setup, "setup"), (1, black_setup, "setup.black")):
         if army is None:
             continue
         royal_in_setup = sum(1 for _, pid in army if by_id[pid].royal)
         whose = ("White", "Black")[side]
-        if goal == "checkmate" and royal_in_setup != 1:
+        if goal == "checkmate" and (
+            royal_in_setup > 1 or (royal_in_setup == 0 and extinction is None)
+        ):
             raise VariantError(
                 source,
                 key,
@@ -1202,6 +1247,8 @@ def _build(
         "immobility-illegal",
         "drop-promoted",
         "first-check-wins",
+        "must-capture",
+        "no-checks",
     ):
         value = rules.get(key, False)
         if not isinstance(value, bool):
@@ -1237,13 +1284,34 @@ def _build(
             )
 
     bare_king = rules.get("bare-king", "none")
-    if bare_king not in ("none", "loss", "draw"):
+    if bare_king not in ("none", "loss", "draw", "win"):
         raise VariantError(
             source,
             "rules.bare-king",
             "must be 'loss' (a side left with only its King loses), 'draw' (the game is "
-            "drawn as soon as a side has only its King) or 'none'",
+            "drawn as soon as a side has only its King), 'win' (a side left with only its "
+            "King wins at once: Losers) or 'none'",
         )
+    check_count = rules.get("check-count", 0)
+    if (
+        not isinstance(check_count, int)
+        or isinstance(check_count, bool)
+        or not (0 <= check_count <= 99)
+    ):
+        raise VariantError(
+            source,
+            "rules.check-count",
+            "must be the number of checks that wins (3 for Three-check), or 0 for none",
+        )
+    checkmate = rules.get("checkmate", "loss")
+    if checkmate not in ("loss", "win"):
+        raise VariantError(
+            source,
+            "rules.checkmate",
+            "must be 'loss' (the checkmated side loses) or 'win' (it wins: Losers)",
+        )
+    if (check_count or checkmate != "loss") and goal != "checkmate":
+        raise VariantError(source, "rules", "check-count and checkmate need goal = 'checkmate'")
     if bare_king != "none" and goal != "checkmate":
         raise VariantError(source, "rules.bare-king", "needs goal = 'checkmate'")
     counting = _build_counting(rules.get("counting"), source, by_id)
@@ -1405,6 +1473,12 @@ def _build(
         demote_to_hand=flags["demote-to-hand"],
         bare_king=bare_king == "loss",
         bare_king_draw=bare_king == "draw",
+        bare_king_win=bare_king == "win",
+        check_count=check_count,
+        must_capture=flags["must-capture"],
+        no_checks=flags["no-checks"],
+        checkmate=checkmate,
+        extinction=extinction,
         mate=_build_mate(rules.get("mate"), source, by_id),
         zone=zone,
         counting=counting,
@@ -1470,7 +1544,9 @@ def _build_fsf(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> dict[st
     if (
         not isinstance(aliases, list)
         or len(aliases) > 8
-        or not all(isinstance(a, str) and ID_RE.fullmatch(a) and len(a) <= 40 for a in aliases)
+        or not all(
+            isinstance(a, str) and BUILTIN_ID_RE.fullmatch(a) and len(a) <= 40 for a in aliases
+        )
     ):
         raise VariantError(
             source, f"{key}.aliases", 'other ids Fairy-Stockfish knows the game by: ["mini"]'
@@ -1500,6 +1576,7 @@ def _build_zone(
         "black-squares",
         "region",
         "safe",
+        "reply",
     }:
         raise VariantError(
             source,
@@ -1507,8 +1584,12 @@ def _build_zone(
             "a table with piece, squares (or region), and optionally black-squares and safe",
         )
     safe = raw.get("safe", False)
-    if not isinstance(safe, bool):
-        raise VariantError(source, f"{key}.safe", "must be true or false")
+    reply = raw.get("reply", False)
+    for name, value in (("safe", safe), ("reply", reply)):
+        if not isinstance(value, bool):
+            raise VariantError(source, f"{key}.{name}", "must be true or false")
+    if safe and reply:
+        raise VariantError(source, f"{key}.reply", "a safe zone gives no reply")
     pid = raw.get("piece")
     if not isinstance(pid, str) or pid not in by_id:
         raise VariantError(source, f"{key}.piece", f"must name a piece of the variant, not {pid!r}")
@@ -1524,12 +1605,48 @@ def _build_zone(
         if sides:
             raise VariantError(source, f"{key}.region", "give either region or squares")
         region = region_named(regions, raw["region"], source, f"{key}.region")
-        return Zone(pid, region.squares, safe)
+        return Zone(pid, region.squares, safe, reply)
     if "squares" not in raw:
         raise VariantError(source, f"{key}.squares", "must list White's goal squares")
     white = sides[0]
     black = sides[1] if len(sides) > 1 else frozenset(geometry.mirror(sq) for sq in white)
-    return Zone(pid, (white, black), safe)
+    return Zone(pid, (white, black), safe, reply)
+
+
+def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Extinction | None:
+    """`[rules.extinction]`: `pieces` (ids, or `["all"]`), `result` and `count`."""
+    if raw is None or raw is False:
+        return None
+    key = "rules.extinction"
+    if not isinstance(raw, dict) or set(raw) - {"pieces", "result", "count"}:
+        raise VariantError(
+            source, key, 'a table: pieces = ["all"] (or piece ids), result = "loss", count = 0'
+        )
+    ids = raw.get("pieces")
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+        raise VariantError(
+            source, f"{key}.pieces", 'a list of piece ids, or ["all"] for all pieces together'
+        )
+    if ids == ["all"]:
+        pieces: frozenset[str] = frozenset()
+    else:
+        for pid in ids:
+            if pid not in by_id:
+                raise VariantError(source, f"{key}.pieces", f"unknown piece {pid!r}")
+        pieces = frozenset(ids)
+    result = raw.get("result", "loss")
+    if result not in ("loss", "win"):
+        raise VariantError(
+            source,
+            f"{key}.result",
+            "must be 'loss' (the side whose pieces die out loses) or 'win' (it wins)",
+        )
+    count = raw.get("count", 0)
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 64:
+        raise VariantError(
+            source, f"{key}.count", "the number of pieces left at which the rule applies (0)"
+        )
+    return Extinction(pieces, result, count)
 
 
 def _build_counting(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Counting | None:

@@ -147,9 +147,14 @@ class Searcher:
         self.tt = tt or TranspositionTable(4)
         self.royal_capture = variant.goal == "royal-capture"
         # Endings that come with legal moves still available (a goal zone, a bare King, a
-        # check in Kar Ouk).
+        # check in Kar Ouk, the Nth check, extinction).
         self.board_endings = (
-            variant.zone is not None or variant.bare_king or variant.first_check_wins
+            variant.zone is not None
+            or variant.bare_king
+            or variant.first_check_wins
+            or variant.bare_king_win
+            or bool(variant.check_count)
+            or variant.extinction is not None
         )
         self.move_rule_plies = 2 * variant.move_rule if variant.move_rule else 1 << 30
         self.rep: dict[int, int] = {}

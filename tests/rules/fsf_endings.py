@@ -84,6 +84,12 @@ REGISTRY: tuple[Entry, ...] = (
             "r3k2r/ppp2ppp/8/8/8/8/PPP2PPP/R1BJK1NR w - - 0 1",
         ),
     ),
+    Entry(
+        "3check",
+        "3check",
+        (None, "r3k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:2+1", "4k3/8/8/8/8/8/8/4K2Q b - - 0 1"),
+    ),
+    Entry("5check", "5check", (None, "r3k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:3+4")),
 )
 """Every game whose endings are compared. Helpers adding a game add its entry here."""
 

@@ -86,6 +86,8 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("centaur", "centaur", games=4),
     Entry("chancellor", "chancellor", games=4),
     Entry("modern", "modern", games=4),
+    Entry("3check", "3check", games=6, plies=(10, 80)),
+    Entry("5check", "5check", games=4, plies=(10, 80)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

@@ -22,12 +22,16 @@ DATA = Path(__file__).resolve().parent / "data" / "fsf-endings.tsv"
 KINDS = {
     "immediate": {
         Termination.BARE_KING,
+        Termination.BARED_WIN,
+        Termination.CHECK_COUNT,
+        Termination.EXTINCTION,
+        Termination.FIRST_CHECK,
         Termination.GOAL,
         Termination.ROYAL_CAPTURE,
-        Termination.FIRST_CHECK,
     },
     "no-moves": {
         Termination.CHECKMATE,
+        Termination.CHECKMATED_WIN,
         Termination.STALEMATE,
         Termination.STALEMATE_WIN,
         Termination.STALEMATE_POINTS,

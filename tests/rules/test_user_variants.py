@@ -126,7 +126,7 @@ def refusal(text: str) -> VariantError:
         ('files = 8', 'files = 8\ncolour = "red"', "colour", 4, "unknown key"),
         ('[setup]', '[rules]\natomic = true\n\n[setup]', "rules.atomic", 13,
          "does not play exploding captures"),
-        ('[setup]', '[rules]\nstalemate = "win"\n\n[setup]', "rules.stalemate", 13, "'loss'"),
+        ('[setup]', '[rules]\nstalemate = "lose"\n\n[setup]', "rules.stalemate", 13, "'loss'"),
     ],
 )  # fmt: skip
 def test_every_mistake_names_key_line_and_an_example(

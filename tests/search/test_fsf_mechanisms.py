@@ -1,0 +1,51 @@
+"""The engine in the games of Fairy-Stockfish's catalogue that need their own rules (n-check,
+goal zones with a reply, compulsory captures, extinction): it plays a legal move in random
+positions of each, and takes the win a rule offers."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from rules.game import Game
+from rules.notation import format_code
+from rules.postext import parse_position
+from rules.variant import load_variant
+from search.play import best_move, think
+from search.searcher import Limits
+from tests.search.forced import winning_moves
+
+GAMES = ["3check", "5check"]
+
+
+@pytest.mark.parametrize("variant_id", GAMES)
+def test_a_legal_move_in_random_positions(variant_id: str) -> None:
+    variant = load_variant(variant_id)
+    rng = random.Random(variant_id)
+    game = Game(variant)
+    for _ply in range(30):
+        if game.outcome() is not None:
+            break
+        result = think(game, Limits(nodes=300))
+        codes = game.position.legal_codes()
+        assert result.move in codes
+        code = result.move if rng.random() < 0.5 else rng.choice(codes)
+        game.play_move(game.position.to_move(code))
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "text"),
+    [
+        # The third check wins at once, even though it is no mate.
+        ("3check", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:2+0"),
+    ],
+)
+def test_the_rule_s_win_is_taken(variant_id: str, text: str) -> None:
+    variant = load_variant(variant_id)
+    pos = parse_position(variant, text)
+    solutions = {format_code(pos, c) for c in winning_moves(pos, 1)}
+    assert solutions
+    choice = best_move(Game(variant, pos), 4, movetime=math.inf, seed=1)
+    assert choice is not None and choice.notation in solutions
