@@ -393,6 +393,13 @@ class GameWriter:
         await apply_plan(tx, plan)
         return plan
 
+    def remembered(self, game_id: int) -> Snapshot | None:
+        """The state this process's last write of the game left (PostgreSQL), if it still
+        remembers it: what it decides on, read without a round trip. Another process may
+        have written the game since; a write decided on it is checked by its digest."""
+        state = self._states.get(game_id)
+        return None if state is None else parse_state(*state)
+
     def forget(self, game_id: int) -> None:
         """Something else wrote the game (a transaction of another repository)."""
         self._states.pop(game_id, None)

@@ -22,12 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from storage import _rows, _shared
 from storage.db import Database, Reader, Row, Tx
 from storage.effects import record_effects
 from storage.errors import ConflictError, InvalidValueError, NotAParticipantError, RefusedError
 from storage.models import NewEffect
+
+if TYPE_CHECKING:
+    from storage.apply import GameWriter
 
 MAX_BRANCHES = 400
 """Branches one player may keep in one game (a line of 100 plies is 50 branches)."""
@@ -164,8 +168,9 @@ async def after_move(tx: Tx, game_id: int, plan: ConditionalPlan | None, now: in
 class Conditionals:
     """Conditional moves. Obtain it as `Storage.conditional`."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, writer: GameWriter | None = None) -> None:
         self._db = db
+        self._writer = writer
 
     async def tree(self, game_id: int, owner_id: int) -> ConditionalTree:
         """`owner_id`'s conditional moves in the game (empty if none): only theirs."""
@@ -178,7 +183,22 @@ class Conditionals:
 
     async def waiting(self, game_id: int) -> ConditionalTree | None:
         """The tree of whoever has one in the game (the player waiting for the opponent):
-        for the move path only, which plays the answers and never shows them."""
+        for the move path only, which plays the answers and never shows them. On
+        PostgreSQL the state this process's last write of the game left answers without a
+        round trip: the move's write checks that the tree is still the one read
+        (`ConditionalTreeChangedError` if another process changed it meanwhile)."""
+        remembered = None if self._writer is None else self._writer.remembered(game_id)
+        if remembered is not None:
+            if not remembered.branches:
+                return None
+            return ConditionalTree(
+                game_id,
+                remembered.branches[0].owner_id,
+                tuple(
+                    Branch(b.node, b.reply, b.reply_notation, b.answer, b.answer_notation, b.child)
+                    for b in remembered.branches
+                ),
+            )
         rows = await _rows_of(self._db, game_id)
         if not rows:
             return None
@@ -244,15 +264,23 @@ class Conditionals:
                 fresh,
             )
             rows = await _rows_of(tx, game_id)
+        self._forget(game_id)
         return ConditionalTree(game_id, owner_id, tuple(_branch(row) for row in rows))
 
     async def clear(self, game_id: int, owner_id: int) -> int:
         """Drops `owner_id`'s conditional moves in the game; returns how many there were."""
         async with self._db.transaction() as tx:
-            return await tx.run(
+            dropped = await tx.run(
                 "DELETE FROM conditional_moves WHERE game_id = ? AND owner_id = ?",
                 (game_id, owner_id),
             )
+        self._forget(game_id)
+        return dropped
+
+    def _forget(self, game_id: int) -> None:
+        """The tree changed outside a guarded write: the remembered state is out of date."""
+        if self._writer is not None:
+            self._writer.forget(game_id)
 
     async def games_of(self, owner_id: int) -> list[int]:
         """The games in which `owner_id` has conditional moves (for their own listings)."""

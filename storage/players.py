@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from storage import _rows, _shared
 from storage.db import Database, Reader, Tx
@@ -48,6 +48,17 @@ class Players:
     async def find(self, user_id: int) -> Player | None:
         row = await self._db.one("SELECT * FROM players WHERE user_id = ?", (user_id,))
         return None if row is None else _rows.player(row)
+
+    async def find_many(self, user_ids: Sequence[int]) -> dict[int, Player]:
+        """The players among `user_ids` the bot has seen, in one statement (a game's two
+        players' names: one round trip, not two)."""
+        if not user_ids:
+            return {}
+        marks = ", ".join("?" * len(user_ids))
+        rows = await self._db.all(
+            f"SELECT * FROM players WHERE user_id IN ({marks})", tuple(user_ids)
+        )
+        return {int(row["user_id"]): _rows.player(row) for row in rows}
 
     async def set_preferences(
         self,

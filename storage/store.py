@@ -52,7 +52,7 @@ class Storage:
         self.tournaments = Tournaments(db, engine)
         self.effects = Effects(db)
         self.variants = GuildVariants(db)
-        self.conditional = Conditionals(db)
+        self.conditional = Conditionals(db, self.writer)
 
     @classmethod
     async def open(

@@ -64,6 +64,7 @@ from rules.record import format_record, ply_label
 from rules.summary import describe_movement
 from rules.variant import Variant
 from storage import Storage
+from storage.conditional import ConditionalTreeChangedError
 from storage.crashpoints import crashpoint
 from storage.errors import (
     ChallengeNotFoundError,
@@ -124,6 +125,15 @@ class GameService:
     async def name_of(self, user_id: int) -> str:
         player = await self.storage.players.find(user_id)
         return player_name(user_id, player.display_name if player is not None else "")
+
+    async def names_of(self, game: Game) -> tuple[str, str]:
+        """White's and Black's names, read together (one round trip)."""
+        found = await self.storage.players.find_many([game.white_id, game.black_id])
+        white, black = found.get(game.white_id), found.get(game.black_id)
+        return (
+            player_name(game.white_id, white.display_name if white is not None else ""),
+            player_name(game.black_id, black.display_name if black is not None else ""),
+        )
 
     # ------------------------------------------------------------------ challenges
 
@@ -432,8 +442,37 @@ class GameService:
         if at_ply is not None and game.ply_count != at_ply:
             raise PositionChangedError(game.id)
         await self._check_turn(game, user.id)
-        async with self.lock(game.id):
-            game = await self._settled(await self.storage.games.get(game.id))
+        try:
+            return await self._play(game, user, text, at_ply, at_revision)
+        except ConditionalTreeChangedError:
+            # The waiting player's conditional moves changed since this process read them
+            # (another process wrote them): read them again and decide once more.
+            self.storage.writer.forget(game.id)
+            return await self._play(game, user, text, at_ply, at_revision, reread=True)
+
+    async def _play(
+        self,
+        game: Game,
+        user: UserRef,
+        text: str,
+        at_ply: int | None,
+        at_revision: int | None,
+        *,
+        reread: bool = False,
+    ) -> MoveResult:
+        lock = self.lock(game.id)
+        # The game just read is current unless another task of this process acted on it
+        # meanwhile (it holds the lock, or left the rules cache at another revision): read
+        # it again only then. Another process's write is caught by the guarded write.
+        reread = (
+            reread
+            or lock.locked()
+            or self.cache.get(game.id, game.ply_count, game.revision) is None
+        )
+        async with lock:
+            if reread:
+                game = await self.storage.games.get(game.id)
+            game = await self._settled(game)
             if (at_ply is not None and game.ply_count != at_ply) or (
                 at_revision is not None and game.revision != at_revision
             ):
@@ -774,7 +813,7 @@ class GameService:
         """The game record (spec §6) with names, date and the current position text."""
         game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         rules_game = await self._rules(game)
-        white, black = await self.name_of(game.white_id), await self.name_of(game.black_id)
+        white, black = await self.names_of(game)
         date = dt.datetime.fromtimestamp(game.created_at, dt.UTC).date().isoformat()
         result = None
         if not game.is_active:
@@ -810,7 +849,7 @@ class GameService:
         if not has_pgn(game.variant_id) or game.options:
             return None
         rules_game = await self._rules(game)
-        white, black = await self.name_of(game.white_id), await self.name_of(game.black_id)
+        white, black = await self.names_of(game)
         date = dt.datetime.fromtimestamp(game.created_at, dt.UTC).strftime("%Y.%m.%d")
         result = "*"
         if game.result is not None:
@@ -855,7 +894,7 @@ class GameService:
         if game.ply_count == 0 or (not game.is_active and game.result is None):
             return None
         moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
-        white, black = await self.name_of(game.white_id), await self.name_of(game.black_id)
+        white, black = await self.names_of(game)
         variant = await self.variants.for_game(game)
         title = f"{variant.name}: {white} vs {black}"
         result = None if game.is_active else self._ending(game)
@@ -921,11 +960,12 @@ class GameService:
             selected,
         )
         in_check = (game.is_active or rules_game.ply < game.ply_count) and rules_game.is_check()
+        white_name, black_name = await self.names_of(game)
         return GameView(
             game=game,
             variant=variant_info(rules_game.variant),
-            white_name=await self.name_of(game.white_id),
-            black_name=await self.name_of(game.black_id),
+            white_name=white_name,
+            black_name=black_name,
             status=self._status(game, rules_game, in_check),
             recent_moves=recent_moves(rules_game),
             scene=scene,

@@ -1,5 +1,6 @@
 """Two bot processes on one database: a process's cached game never outlives another
-process's moves or takebacks (the cache is keyed by the game's revision)."""
+process's moves or takebacks (the cache is keyed by the game's revision), nor its
+conditional moves; and what a move costs on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.pgproxy import PgProxy
 from bot.service import GameService, ManualClock
+from bot.service.conditional import ConditionalService
 from bot.service.engine import STORAGE_ENGINE
 from rules.game import Game as RulesGame
 from storage import Storage
 from tests.bot.conftest import ANN, BOB, start_game
-from tests.postgres import temporary_schema
+from tests.postgres import require_server, temporary_schema
 
 THREAD = 5000
 
@@ -95,3 +98,45 @@ async def test_game_locks_are_forgotten_when_nobody_holds_them(service: GameServ
     del lock
     gc.collect()
     assert len(service._locks) == 0
+
+
+async def test_conditional_moves_entered_in_another_process_are_played(
+    two_processes: tuple[GameService, GameService],
+) -> None:
+    """One remembers the game's state from its own write (on PostgreSQL its move reads the
+    waiting player's conditional moves from it, without a round trip); Ann enters a line
+    through two meanwhile. Bob's move through one finds the line changed, reads it again
+    and plays Ann's answer."""
+    one, two = two_processes
+    game_id = await start_game(one, "chess", thread=THREAD)
+    await one.play(channel_id=THREAD, user=ANN, text="e2e4")
+    await ConditionalService(two).add(channel_id=THREAD, user=ANN, text="e5 Nf3")
+    result = await one.play(channel_id=THREAD, user=BOB, text="e7e5")
+    assert result.answer == "Ng1-f3"
+    moves = await one.storage.games.moves(game_id)
+    assert [m.coordinate for m in moves] == ["e2e4", "e7e5", "g1f3"]
+    await stored_position_is_the_replay(one, game_id)
+
+
+async def test_a_move_on_postgresql_is_at_most_three_round_trips() -> None:
+    """The bot's whole `/move` (find the thread's game, check it, the rules, the guarded
+    write with the waiting player's conditional moves, the names for the reply), counted on
+    the wire: three round trips once the process has written the game, no transaction."""
+    await require_server()
+    async with (
+        temporary_schema() as url,
+        PgProxy.for_url(url) as proxy,
+        await Storage.open(proxy.url(url), engine=STORAGE_ENGINE) as store,
+    ):
+        service = GameService(store, clock=ManualClock())
+        await start_game(service, "chess", thread=THREAD)
+        line = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
+        spent = []
+        for ply, text in enumerate(line):
+            before = proxy.snapshot()
+            await service.play(channel_id=THREAD, user=(ANN, BOB)[ply % 2], text=text)
+            used = proxy.snapshot() - before
+            spent.append((used.round_trips, used.transactions))
+        assert spent[0][0] <= 6  # the first write reads the game's state and conditional moves
+        assert spent[1:] == [(3, 3)] * (len(line) - 1)
+        assert store.writer.transactions == 0
