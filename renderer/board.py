@@ -18,11 +18,11 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from renderer.sprites import font, sprite_image
 from renderer.theme import RGBA, Theme, load_theme
-from renderer.view import BoardView
+from renderer.view import PIECE_SETS, BoardView, Lines, Traditional
 
 Square = int | str
 MAX_WIDTH = 980  # the picture fits a box about 1000 px wide and high
@@ -41,6 +41,7 @@ PHONE_WIDTH = 450
 PHONE_LETTER = 9.6
 X_HEIGHT = 0.547  # DejaVu Sans Bold: height of "x" per pixel of font size
 CAP_HEIGHT = 0.729  # and of "H" and the digits
+NUMBERS = 0.42  # a band of file numbers above or below a board of lines, in squares
 LAST_MOVE_RIM = 0.085  # the last move's frame, in squares: wider than a token's margin
 
 
@@ -109,6 +110,10 @@ class Layout:
     file_font: int = 0
     rank_font: int = 0
     shogi: bool = False  # Shogi's coordinates: files numbered from the right, ranks a.. down
+    lines: Lines | None = None  # a board of lines (Xiangqi, Janggi)
+    number_y: tuple[int, int] = (0, 0)  # top of each side's file-number band (by colour)
+    right: int = 0  # width of the band right of the board (Janggi's row numbers)
+    plain: bool = False  # one wooden colour with lines between the squares (a Shogi board)
 
     def square_box(self, sq: int) -> tuple[int, int, int, int]:
         f = sq % self.files
@@ -138,12 +143,22 @@ def _pocket_slots(view: BoardView) -> int:
     return max(len(view.reserve[0]), len(view.reserve[1])) if view.placing else 0
 
 
-def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
+def layout_for(
+    view: BoardView, perspective: int, coordinates: bool, pieces: str = "traditional"
+) -> Layout:
+    """Where everything goes; `pieces` (the piece set) decides a Shogi board's face: one
+    wooden colour with lines under the traditional tokens, chequered under letters."""
+    style = view.traditional if pieces == "traditional" else None
+    plain = style is not None and style.shape == "pointed" and view.lines is None
     hands = view.hands is not None
     gates = view.shows_reserve
     slots = _pocket_slots(view)
+    numbers = coordinates and view.lines is not None and view.lines.side_files is not None
+    rows = coordinates and view.lines is not None and view.lines.row_labels is not None
     extra_h = (2 * (HAND + GAP) if hands else 0) + (2 * (GATE + GAP) if gates else 0)
+    extra_h += 2 * NUMBERS if numbers else 0
     extra_w = (slots * GATE + 2 * GAP) if slots else 0.0
+    extra_w += NUMBERS if rows else 0
     sq = square_size(view.files, view.ranks, extra_w, extra_h)
     pad = round(PAD * sq)
     margin = band = pad
@@ -155,6 +170,8 @@ def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
         margin, band = _margins(view.files, view.ranks, width, sq)
         width = margin + round((view.files + PAD + extra_w) * sq)
         file_font, rank_font = coordinate_fonts(width, sq)
+        if view.shogi_coordinates:  # the ranks are lower-case letters: their x-height counts
+            rank_font = max(rank_font, file_font)
     gap = round(GAP * sq)
     hand_h = round(HAND * sq) if hands else 0
     gate_h = round(GATE * sq) if gates else 0
@@ -164,9 +181,13 @@ def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
     y = pad
     hand_y = [0, 0]
     gate_y = [0, 0]
+    number_y = [0, 0]
     if hands:
         hand_y[top_side] = y
         y += hand_h + gap
+    if numbers:
+        number_y[top_side] = y
+        y += band
     if gates:
         gate_y[top_side] = y
         y += gate_h + gap
@@ -178,11 +199,15 @@ def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
         y += gate_h
     file_y = y
     y += band
+    if numbers:
+        number_y[bottom_side] = y
+        y += band
     if hands:
         hand_y[bottom_side] = y
         y += hand_h + gap
     height = y + (pad if not hands else 0)
-    width = margin + view.files * sq + pad + pocket_w
+    right = margin if rows else 0
+    width = margin + view.files * sq + pad + pocket_w + right
     return Layout(
         files=view.files,
         ranks=view.ranks,
@@ -204,6 +229,10 @@ def layout_for(view: BoardView, perspective: int, coordinates: bool) -> Layout:
         file_font=file_font,
         rank_font=rank_font,
         shogi=view.shogi_coordinates,
+        lines=view.lines,
+        number_y=(number_y[0], number_y[1]),
+        right=right,
+        plain=plain,
     )
 
 
@@ -216,11 +245,17 @@ def _background(layout: Layout, theme_name: str) -> Image.Image:
     theme = load_theme(theme_name)
     img = Image.new("RGB", (layout.width, layout.height), _rgb(theme.frame))
     draw = ImageDraw.Draw(img)
-    for sq in range(layout.files * layout.ranks):
-        f, r = sq % layout.files, sq // layout.files
-        dark = (f + r) % 2 == 0  # a1 is dark (spec §1.2)
-        x0, y0, x1, y1 = layout.square_box(sq)
-        draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=_rgb(theme.dark if dark else theme.light))
+    if layout.lines is not None:
+        _draw_lines(draw, layout, layout.lines, theme)
+    elif layout.plain:
+        _draw_grid(draw, layout, theme)
+    else:
+        for sq in range(layout.files * layout.ranks):
+            f, r = sq % layout.files, sq // layout.files
+            dark = (f + r) % 2 == 0  # a1 is dark (spec §1.2)
+            x0, y0, x1, y1 = layout.square_box(sq)
+            fill = _rgb(theme.dark if dark else theme.light)
+            draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill)
     s = layout.sq
     strip = _rgb(theme.strip)
     radius = max(2, s // 10)
@@ -267,7 +302,94 @@ def _background(layout: Layout, theme_name: str) -> Image.Image:
                 fill=text_color,
                 anchor="rs",
             )
+        _draw_numbers(draw, layout, rank_font, text_color)
     return img
+
+
+LINE = (74, 46, 20)  # the lines of a board of lines, on the light squares' colour
+RIVER_WORDS = ("楚河", "漢界")  # written in the river, left and right, as on a Xiangqi board
+
+
+def _centre(layout: Layout, file: int, rank: int) -> tuple[float, float]:
+    x0, y0, x1, y1 = layout.square_box(rank * layout.files + file)
+    return ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+def _draw_lines(draw: ImageDraw.ImageDraw, layout: Layout, lines: Lines, theme: Theme) -> None:
+    """A Xiangqi or Janggi board: the lines through the squares' middles on one wooden
+    face, a frame around them, the river's break in the inner files and the palaces'
+    diagonals. The squares stay the cells around the crossings (marks tint them)."""
+    x0, y0 = layout.board_x, layout.board_y
+    draw.rectangle(
+        (x0, y0, x0 + layout.board_w - 1, y0 + layout.board_h - 1), fill=_rgb(theme.light)
+    )
+    w = max(1, round(layout.sq * 0.028))
+    last_f, last_r = layout.files - 1, layout.ranks - 1
+    for rank in range(layout.ranks):
+        draw.line([_centre(layout, 0, rank), _centre(layout, last_f, rank)], fill=LINE, width=w)
+    for file in range(layout.files):
+        spans = [(0, last_r)]
+        if lines.river is not None and 0 < file < last_f:
+            spans = [(0, lines.river - 1), (lines.river, last_r)]
+        for a, b in spans:
+            draw.line([_centre(layout, file, a), _centre(layout, file, b)], fill=LINE, width=w)
+    for f0, r0, f1, r1 in lines.palaces:
+        draw.line([_centre(layout, f0, r0), _centre(layout, f1, r1)], fill=LINE, width=w)
+        draw.line([_centre(layout, f0, r1), _centre(layout, f1, r0)], fill=LINE, width=w)
+    # The frame: a heavier line just outside the outer lines, as printed boards have.
+    (ax, ay), (bx, by) = _centre(layout, 0, 0), _centre(layout, last_f, last_r)
+    gap = layout.sq * 0.07
+    box = (min(ax, bx) - gap, min(ay, by) - gap, max(ax, bx) + gap, max(ay, by) + gap)
+    draw.rectangle(box, outline=LINE, width=max(2, round(w * 1.6)))
+    if lines.river is not None and layout.files >= 7:
+        _, ya = _centre(layout, 0, lines.river - 1)
+        _, yb = _centre(layout, 0, lines.river)
+        f = font("cjk", round(abs(yb - ya) * 0.52))
+        cols = layout.files
+        for word, at in zip(RIVER_WORDS, (cols * 0.28, cols * 0.72), strict=True):
+            x = layout.board_x + at * layout.sq
+            draw.text((x, (ya + yb) / 2), "  ".join(word), font=f, fill=LINE, anchor="mm")
+
+
+def _draw_grid(draw: ImageDraw.ImageDraw, layout: Layout, theme: Theme) -> None:
+    """A Shogi board: one wooden face, the squares divided by thin lines, a heavier frame."""
+    x0, y0 = layout.board_x, layout.board_y
+    x1, y1 = x0 + layout.board_w - 1, y0 + layout.board_h - 1
+    draw.rectangle((x0, y0, x1, y1), fill=_rgb(theme.light))
+    w = max(1, round(layout.sq * 0.02))
+    for i in range(1, layout.files):
+        x = x0 + i * layout.sq
+        draw.line([(x, y0), (x, y1)], fill=LINE, width=w)
+    for i in range(1, layout.ranks):
+        y = y0 + i * layout.sq
+        draw.line([(x0, y), (x1, y)], fill=LINE, width=w)
+    draw.rectangle((x0, y0, x1, y1), outline=LINE, width=max(2, round(w * 1.6)))
+
+
+def _draw_numbers(
+    draw: ImageDraw.ImageDraw,
+    layout: Layout,
+    number_font: ImageFont.FreeTypeFont,
+    color: tuple[int, int, int],
+) -> None:
+    """The file numbers each side counts (WXF, Janggi), in a band on its own side of the
+    board, and Janggi's row numbers right of the board."""
+    lines = layout.lines
+    if lines is None:
+        return
+    s = layout.sq
+    if lines.side_files is not None:
+        for side in (0, 1):
+            y = layout.number_y[side] + (layout.band + layout.rank_font * CAP_HEIGHT) / 2
+            for file, label in enumerate(lines.side_files[side]):
+                x = layout.column_x(file) + s / 2
+                draw.text((x, y), label, font=number_font, fill=color, anchor="ms")
+    if lines.row_labels is not None:
+        left = layout.board_x + layout.board_w + round(PAD * s) + round(layout.rank_font * 0.3)
+        for rank, label in enumerate(lines.row_labels):
+            _x0, y0, _x1, _y1 = layout.square_box(rank * layout.files)
+            y = y0 + (s + layout.rank_font * CAP_HEIGHT) / 2
+            draw.text((left, y), label, font=number_font, fill=color, anchor="ls")
 
 
 @lru_cache(maxsize=64)
@@ -409,12 +531,16 @@ def draw_board(
     selected: Square | None = None,
     coordinates: bool = True,
     theme: str = "default",
+    pieces: str = "traditional",
 ) -> Image.Image:
     """The board as a Pillow image (RGB); `render_board` encodes it."""
     if perspective not in (0, 1):
         raise ValueError(f"perspective must be 0 (White at the bottom) or 1, not {perspective!r}")
+    if pieces not in PIECE_SETS:
+        raise ValueError(f"unknown piece set {pieces!r}; known: {', '.join(PIECE_SETS)}")
+    style = view.traditional if pieces == "traditional" else None
     th = load_theme(theme)
-    lay = layout_for(view, perspective, coordinates)
+    lay = layout_for(view, perspective, coordinates, pieces)
     img = _background(lay, theme).copy()
     s = lay.sq
     # Last move: both squares tinted and framed. Tokens leave a margin wider than the
@@ -448,11 +574,12 @@ def draw_board(
             _frame(img, box, rim, green)
         else:
             _corners(img, box, rim, round(s * 0.3), green)
-    upside = (1, 0) if perspective == 0 else (0, 1)  # by colour: forward points down
+    upside = (0, 1) if perspective == 0 else (1, 0)  # by colour: forward points down
     min_cap = letter_min_cap(lay.width)
     for sq, piece in view.pieces.items():
         x0, y0, _x1, _y1 = lay.square_box(sq)
-        _paste(img, sprite_image(piece, s, theme, bool(upside[piece.color]), min_cap), x0, y0)
+        sprite = sprite_image(piece, s, theme, bool(upside[piece.color]), min_cap, style)
+        _paste(img, sprite, x0, y0)
     forced = set(_squares(view, captures))
     for sq in dict.fromkeys([*_squares(view, highlights), *forced]):
         capture = sq in forced or sq in view.pieces
@@ -461,9 +588,9 @@ def draw_board(
         _paste(img, _dest_mark(s, color, capture), x0, y0)
     draw = ImageDraw.Draw(img)
     if view.hands is not None:
-        _draw_hands(img, draw, view, lay, th, theme, upside)
+        _draw_hands(img, draw, view, lay, th, theme, upside, style)
     if lay.gate_h:
-        _draw_reserve(img, view, lay, th, theme, upside)
+        _draw_reserve(img, view, lay, th, theme, upside, style)
     return img
 
 
@@ -475,6 +602,7 @@ def _draw_hands(
     th: Theme,
     theme: str,
     upside: tuple[int, int],
+    style: Traditional | None,
 ) -> None:
     assert view.hands is not None
     label_font = font("bold", max(10, round(lay.hand_h * 0.3)))
@@ -514,7 +642,7 @@ def _draw_hands(
             sx = x + (cell - size) // 2
             sy = y + (lay.hand_h - size) // 2
             _slot(draw, sx, sy, size, th)
-            sprite = sprite_image(entry.sprite, size, theme, bool(upside[color]), min_cap)
+            sprite = sprite_image(entry.sprite, size, theme, bool(upside[color]), min_cap, style)
             _paste(img, sprite, sx, sy)
             if entry.count > 1:
                 _badge(draw, sx + size * 0.86, sy + size * 0.82, str(entry.count), size, th)
@@ -529,7 +657,13 @@ def _slot(draw: ImageDraw.ImageDraw, x: int, y: int, size: int, th: Theme) -> No
 
 
 def _draw_reserve(
-    img: Image.Image, view: BoardView, lay: Layout, th: Theme, theme: str, upside: tuple[int, int]
+    img: Image.Image,
+    view: BoardView,
+    lay: Layout,
+    th: Theme,
+    theme: str,
+    upside: tuple[int, int],
+    style: Traditional | None,
 ) -> None:
     size = round(lay.gate_h * 0.9)
     min_cap = letter_min_cap(lay.width)
@@ -539,12 +673,14 @@ def _draw_reserve(
         for sq, piece in view.gates[color].items():
             x = lay.column_x(sq % view.files) + (lay.sq - size) // 2
             _slot(draw, x, y, size, th)
-            _paste(img, sprite_image(piece, size, theme, bool(upside[color]), min_cap), x, y)
+            sprite = sprite_image(piece, size, theme, bool(upside[color]), min_cap, style)
+            _paste(img, sprite, x, y)
         if lay.pocket_w and view.placing:
             x = lay.board_x + lay.board_w + lay.gap + (lay.gate_h - size) // 2
             for piece in view.reserve[color]:
                 _slot(draw, x, y, size, th)
-                _paste(img, sprite_image(piece, size, theme, bool(upside[color]), min_cap), x, y)
+                sprite = sprite_image(piece, size, theme, bool(upside[color]), min_cap, style)
+                _paste(img, sprite, x, y)
                 x += round(GATE * lay.sq)
 
 
@@ -580,6 +716,7 @@ def render_board(
     coordinates: bool = True,
     theme: str = "default",
     palette_key: Hashable | None = None,
+    pieces: str = "traditional",
 ) -> bytes:
     """The board `view` as PNG bytes.
 
@@ -590,9 +727,11 @@ def render_board(
     (en passant). `selected`: the square of the piece whose moves are shown, tinted in
     the destinations' colour. Squares are indices (a1 = 0, `rank * files + file`) or names ("e4").
     `theme`: a file name of `renderer/themes/`. `palette_key` (a variant's identity): the
-    pictures of one key and theme share a palette, learnt from the first one with every
-    kind of mark drawn on it (`_palette_for`); pieces that join later (a promotion, a piece
-    in hand) are drawn in the theme's same colours, so they map without loss.
+    pictures of one key, theme and piece set share a palette, learnt from the first one
+    with every kind of mark drawn on it (`_palette_for`); pieces that join later (a
+    promotion, a piece in hand) are drawn in the theme's same colours, so they map without
+    loss. `pieces`: `traditional` draws the variant's traditional set where it has one
+    (Xiangqi's discs, Shogi's kanji tokens), `letters` the letter tokens everywhere.
     """
     img = draw_board(
         view,
@@ -605,10 +744,11 @@ def render_board(
         selected=selected,
         coordinates=coordinates,
         theme=theme,
+        pieces=pieces,
     )
     if palette_key is None:
         return encode_png(img)
-    return encode_png(img, _palette_for(theme, palette_key, img, view, perspective))
+    return encode_png(img, _palette_for(theme, palette_key, img, view, perspective, pieces))
 
 
 PALETTES = 64
@@ -617,13 +757,18 @@ _palettes: OrderedDict[Hashable, Image.Image] = OrderedDict()
 
 
 def _palette_for(
-    theme: str, palette_key: Hashable, img: Image.Image, view: BoardView, perspective: int
+    theme: str,
+    palette_key: Hashable,
+    img: Image.Image,
+    view: BoardView,
+    perspective: int,
+    pieces: str = "traditional",
 ) -> Image.Image:
     """The palette of `palette_key` and `theme`, learnt from `img` beside the same board
     drawn with every kind of mark (last move on a light and a dark square, check, a
     selected piece, destinations and captures on empty and occupied squares), so any later
     picture's colours are in it."""
-    key = (theme, palette_key)
+    key = (theme, palette_key, pieces)
     found = _palettes.get(key)
     if found is not None:
         _palettes.move_to_end(key)
@@ -639,6 +784,7 @@ def _palette_for(
         highlights=[*empty[:3], *occupied[1:3]],
         captures=occupied[3:4],
         theme=theme,
+        pieces=pieces,
     )
     both = Image.new("RGB", (img.width + marked.width, max(img.height, marked.height)))
     both.paste(img, (0, 0))

@@ -14,7 +14,7 @@ from functools import lru_cache
 from renderer.board import Square as SquareRef
 from renderer.board import render_board
 from renderer.glyphs import figure_for, glyph_of_piece
-from renderer.view import BoardView, HandPiece, PieceSprite
+from renderer.view import BoardView, HandPiece, Lines, PieceSprite, Traditional
 from rules.game import Game
 from rules.geometry import Square
 from rules.moves import Move, MoveKind
@@ -48,7 +48,65 @@ def piece_sprite(variant: Variant, piece_id: str, color: int) -> PieceSprite:
         royal=p.royal,
         figure=figure_for(p),
         reverse=reverse,
+        characters=p.glyph[color] if p.glyph is not None else "",
+        promoted=p.demotes_to is not None,
     )
+
+
+INK = {"disc": ("#c8102e", "#161616"), "pointed": ("#161616", "#161616")}
+"""The usual colours of the characters: Xiangqi's red and black; Shogi's black on both
+sides (promoted pieces are written in red whatever the side)."""
+
+
+@lru_cache(maxsize=256)
+def traditional_set(variant: Variant) -> Traditional | None:
+    """The variant's traditional piece set, when every piece has its characters (`glyph`)
+    and the shipped font writes them all; None otherwise (letter tokens only)."""
+    from renderer.sprites import cjk_characters
+
+    known = cjk_characters()
+    if not variant.pieces or any(
+        p.glyph is None or not set(p.glyph[0] + p.glyph[1]) <= known for p in variant.pieces
+    ):
+        return None
+    d = variant.display
+    shape = d.pieces or ("disc" if d.intersections else "pointed")
+    return Traditional(shape, d.ink or INK[shape])
+
+
+@lru_cache(maxsize=256)
+def board_lines(variant: Variant) -> Lines | None:
+    """A board of lines (`[display] intersections = true`): river, palaces and the file
+    and row numbers the variant's notation counts (WXF: each side from its right; Janggi:
+    files from the left, rows from the top with the tenth as 0)."""
+    d = variant.display
+    if not d.intersections:
+        return None
+    geo = variant.geometry
+    boxes: list[tuple[int, int, int, int]] = []
+    for name in d.palaces:
+        region = variant.region(name)
+        for color in (0, 1):
+            squares = region.of(color)
+            if not squares:
+                continue
+            files = [geo.file_of(s) for s in squares]
+            ranks = [geo.rank_of(s) for s in squares]
+            box = (min(files), min(ranks), max(files), max(ranks))
+            if box not in boxes:
+                boxes.append(box)
+    side_files: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    rows: tuple[str, ...] | None = None
+    if variant.notation == "wxf":
+        side_files = (
+            tuple(str(geo.files - f) for f in range(geo.files)),
+            tuple(str(f + 1) for f in range(geo.files)),
+        )
+    elif variant.notation == "janggi":
+        numbers = tuple(str(f + 1) for f in range(geo.files))
+        side_files = (numbers, numbers)
+        rows = tuple(str((geo.ranks - r) % 10) for r in range(geo.ranks))
+    return Lines(d.river, tuple(boxes), side_files, rows)
 
 
 def board_view(position: Position) -> BoardView:
@@ -98,6 +156,8 @@ def board_view(position: Position) -> BoardView:
         placing=position.placing,
         has_reserve=variant.placement,
         shogi_coordinates=variant.notation == "shogi",
+        lines=board_lines(variant),
+        traditional=traditional_set(variant),
     )
 
 
@@ -117,6 +177,7 @@ def render_position(
     selected: SquareRef | None = None,
     coordinates: bool = True,
     theme: str = "default",
+    pieces: str = "traditional",
 ) -> bytes:
     """`render_board(board_view(position), ...)` with the same keyword options."""
     return render_board(
@@ -131,6 +192,7 @@ def render_position(
         coordinates=coordinates,
         theme=theme,
         palette_key=(position.variant.id, position.variant.digest),
+        pieces=pieces,
     )
 
 
@@ -180,6 +242,7 @@ def render_game(
     selected: SquareRef | None = None,
     coordinates: bool = True,
     theme: str = "default",
+    pieces: str = "traditional",
 ) -> bytes:
     """The game's current position with its last move tinted and a check marked (pass
     `last_move=` or `check=`, None included, to override either)."""
@@ -198,6 +261,7 @@ def render_game(
         selected=selected,
         coordinates=coordinates,
         theme=theme,
+        pieces=pieces,
     )
 
 

@@ -22,7 +22,7 @@ from PIL import Image, ImageDraw, ImageFont
 from renderer.figurines import Shape, figure_shapes
 from renderer.glyphs import rotated
 from renderer.theme import RGBA, Theme, load_theme
-from renderer.view import Dot, Glyph, Mode, PieceSprite, Ray, Trail
+from renderer.view import Dot, Glyph, Mode, PieceSprite, Ray, Traditional, Trail
 
 SUPERSAMPLE = 4
 FONTS_DIR = Path(__file__).resolve().parent / "fonts"
@@ -30,7 +30,10 @@ FONT_FILES = {
     "bold": "DejaVuSans-Bold.ttf",
     "condensed": "DejaVuSansCondensed-Bold.ttf",
     "regular": "DejaVuSans.ttf",
+    "cjk": "NotoSerifCJKjp-Bold-subset.otf",
 }
+CJK_CHARACTERS = "cjk-characters.txt"
+"""The characters the CJK subset holds (renderer/fonts/README.md: how to make it again)."""
 Pt = tuple[float, float]
 
 # The glyph grid: distance of rings 1, 2 and 3 from the centre, as a fraction of the
@@ -47,6 +50,13 @@ DOT = 0.034  # a dot's radius as a fraction of the tile
 def font(kind: str, px: int) -> ImageFont.FreeTypeFont:
     """A font shipped in `renderer/fonts/` (never one of the system's)."""
     return ImageFont.truetype(str(FONTS_DIR / FONT_FILES[kind]), max(1, px))
+
+
+@lru_cache(maxsize=1)
+def cjk_characters() -> frozenset[str]:
+    """The characters the shipped CJK font subset can write."""
+    text = (FONTS_DIR / CJK_CHARACTERS).read_text(encoding="utf-8")
+    return frozenset(text.strip())
 
 
 def _ring(rings: tuple[float, ...], t: float) -> float:
@@ -467,18 +477,87 @@ def _reverse_badge(
     draw_letters(canvas, sprite.reverse, (cx, cy), (inner * 1.5, height), theme.crown_line)
 
 
+WOOD = "#f2d59c"  # a Shogi token's face
+IVORY = "#f6e7c4"  # a Xiangqi or Janggi disc's face
+EDGE = "#5b3a17"  # the rim of either
+PROMOTED_INK = "#c8102e"  # Shogi writes promoted pieces in red
+CHARACTER = 0.6  # a character's font size per disc diameter or token height
+CHARACTER_INK = 0.86  # the ink height of a CJK character per pixel of font size (about)
+
+
+def _hex(color: str) -> RGBA:
+    return (int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16), 255)
+
+
+def _characters(
+    draw: ImageDraw.ImageDraw, text: str, cx: float, cy: float, px: float, ink: RGBA
+) -> None:
+    """One character, or two stacked (`成香`), centred on (cx, cy) by their ink."""
+    if len(text) == 1:
+        f = font("cjk", round(px))
+        draw.text((cx, cy), text, font=f, fill=ink, anchor="mm")
+        return
+    f = font("cjk", round(px * 0.56))
+    step = px * 0.5
+    for i, ch in enumerate(text):
+        draw.text((cx, cy + (i - (len(text) - 1) / 2) * step), ch, font=f, fill=ink, anchor="mm")
+
+
+def _disc(draw: ImageDraw.ImageDraw, sprite: PieceSprite, s: int, style: Traditional) -> None:
+    """A Xiangqi or Janggi piece: an ivory disc, a ring in the side's ink, its character."""
+    ink = _hex(style.ink[sprite.color])
+    r = s * 0.45
+    c = s / 2
+    rim = max(1, round(s * 0.035))
+    draw.ellipse((c - r, c - r, c + r, c + r), fill=_hex(IVORY), outline=_hex(EDGE), width=rim)
+    inner = r * 0.82
+    draw.ellipse(
+        (c - inner, c - inner, c + inner, c + inner), outline=ink, width=max(1, round(s * 0.018))
+    )
+    _characters(draw, sprite.characters, c, c, 2 * r * CHARACTER * 1.03, ink)
+
+
+POINTED = ((0.5, 0.05), (0.81, 0.2), (0.9, 0.95), (0.1, 0.95), (0.19, 0.2))
+"""A Shogi token's outline in its box, point up (the owner's forward)."""
+
+
+def _pointed(draw: ImageDraw.ImageDraw, sprite: PieceSprite, s: int, style: Traditional) -> None:
+    """A Shogi piece: a five-sided wooden token pointing forward, its kanji in the side's
+    ink, a promoted piece's in red."""
+    ink = _hex(PROMOTED_INK if sprite.promoted else style.ink[sprite.color])
+    pts = [(x * s, y * s) for x, y in POINTED]
+    draw.polygon(pts, fill=_hex(WOOD))
+    draw.line([*pts, pts[0], pts[1]], fill=_hex(EDGE), width=max(1, round(s * 0.03)), joint="curve")
+    _characters(draw, sprite.characters, s / 2, s * 0.585, s * 0.75 * CHARACTER * 1.08, ink)
+
+
 @lru_cache(maxsize=1024)  # 13 KB each at 58 px, 37 KB at 96 px
 def sprite_image(
-    sprite: PieceSprite, size: int, theme_name: str, upside: bool = False, min_cap: int = 0
+    sprite: PieceSprite,
+    size: int,
+    theme_name: str,
+    upside: bool = False,
+    min_cap: int = 0,
+    style: Traditional | None = None,
 ) -> Image.Image:
     """The RGBA picture of `sprite` for a square of `size` pixels. `upside`: the piece's
     forward points down the picture (its glyph is turned around; letters stay upright).
     `min_cap`: the least height of a token's capital letters, in pixels of the picture
-    (the board asks for what stays legible when the picture is shown on a phone)."""
+    (the board asks for what stays legible when the picture is shown on a phone).
+    `style`: draw the traditional piece (a disc or a pointed token with its characters)
+    when the sprite has characters; a pointed token is turned around when `upside`."""
     theme = load_theme(theme_name)
     s = size * SUPERSAMPLE
     canvas = Image.new("RGBA", (s, s), (0, 0, 0, 0))
     draw = ImageDraw.Draw(canvas)
+    if style is not None and sprite.characters:
+        if style.shape == "disc":
+            _disc(draw, sprite, s, style)
+        else:
+            _pointed(draw, sprite, s, style)
+            if upside:
+                canvas = canvas.rotate(180)
+        return canvas.resize((size, size), Image.Resampling.LANCZOS)
     if sprite.figure is not None:
         _figure(draw, sprite, size, theme)
     else:

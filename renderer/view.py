@@ -79,6 +79,40 @@ class Glyph:
         return not (self.dots or self.rays or self.trails)
 
 
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """A board of lines (Xiangqi, Janggi): pieces stand on the crossings. `river`: the
+    vertical lines break between this rank (1-based) and the next; `palaces`: boxes of
+    squares `(file0, rank0, file1, rank1)` (0-based, inclusive) drawn with their
+    diagonals; `side_files`: per side, the file numbers it counts (WXF: from its own
+    right), shown above and below the board; `row_labels`: by rank, a second name of
+    the rank shown right of the board (Janggi's rows: 1..9 and 0 from the top)."""
+
+    river: int | None = None
+    palaces: tuple[tuple[int, int, int, int], ...] = ()
+    side_files: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    row_labels: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Traditional:
+    """A traditional piece set: `shape` is `disc` (Xiangqi, Janggi) or `pointed` (Shogi's
+    five-sided tokens, the opponent's turned around); `ink` the characters' colours of
+    White's and Black's pieces (`#rrggbb`)."""
+
+    shape: str
+    ink: tuple[str, str]
+
+    def __post_init__(self) -> None:
+        if self.shape not in SHAPES:
+            raise ValueError(f"unknown shape {self.shape!r}; known: {', '.join(SHAPES)}")
+
+
+SHAPES = ("disc", "pointed")
+PIECE_SETS = ("traditional", "letters")
+"""What a player may choose in /settings: the traditional set where the variant has one,
+or the letter tokens everywhere."""
+
 FIGURES = ("king", "queen", "rook", "bishop", "knight", "pawn")
 
 
@@ -96,6 +130,11 @@ class PieceSprite:
     reverse: str = ""
     """Letters of the face on the other side of a two-sided piece (Patricia's King shows a
     Queen when it turns over); empty for an ordinary piece."""
+    characters: str = ""
+    """What the traditional piece set writes on this side's piece (`俥`, Shogi's `歩`):
+    drawn instead of the letter token where the board has a traditional set."""
+    promoted: bool = False
+    """A promoted piece (Shogi's `と`): the traditional set writes it in red."""
 
     def __post_init__(self) -> None:
         if self.color not in (0, 1):
@@ -135,6 +174,10 @@ class BoardView:
     shogi_coordinates: bool = False
     """Label files 9..1 from the left and ranks a.. from the top, as Shogi notation names
     the squares (`7f`)."""
+    lines: Lines | None = None
+    """Draw the board as lines with the pieces on their crossings (Xiangqi, Janggi)."""
+    traditional: Traditional | None = None
+    """The variant's traditional piece set, when every piece has its characters."""
 
     def __post_init__(self) -> None:
         for label, value in (("files", self.files), ("ranks", self.ranks)):

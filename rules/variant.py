@@ -321,6 +321,16 @@ class Display:
     river: int | None = None
     """The river runs between this rank and the next (5: between ranks 5 and 6)."""
     palaces: tuple[str, ...] = ()
+    pieces: str | None = None
+    """The traditional set's shape: `disc` (Xiangqi, Janggi) or `pointed` (Shogi's
+    five-sided tokens); None: discs on a board of lines, pointed tokens otherwise."""
+    ink: tuple[str, str] | None = None
+    """The colours (`#rrggbb`) of White's and Black's characters in the traditional set
+    (Xiangqi: red and black; Janggi: green and red); None: the shape's usual ones."""
+
+
+PIECE_SHAPES = ("disc", "pointed")
+_INK_RE = re.compile(r"#[0-9a-fA-F]{6}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1761,12 +1771,16 @@ def _build_chasing(
 def _build_display(
     raw: Any, source: str, geometry: Geometry, regions: tuple[Region, ...]
 ) -> Display:
-    """`[display]`: `intersections = true`, `river = 5`, `palaces = ["palace"]`."""
+    """`[display]`: `intersections = true`, `river = 5`, `palaces = ["palace"]`, `pieces =
+    "disc"`, `ink = { white = "#c8102e", black = "#111111" }`."""
     if raw is None or raw is False:
         return Display()
-    if not isinstance(raw, dict) or set(raw) - {"intersections", "river", "palaces"}:
+    keys = {"intersections", "river", "palaces", "pieces", "ink"}
+    if not isinstance(raw, dict) or set(raw) - keys:
         raise VariantError(
-            source, "display", "a table with intersections, river and palaces (all optional)"
+            source,
+            "display",
+            "a table with intersections, river, palaces, pieces and ink (all optional)",
         )
     intersections = raw.get("intersections", False)
     if not isinstance(intersections, bool):
@@ -1786,7 +1800,25 @@ def _build_display(
     by_name = {r.name: r for r in regions}
     for i, name in enumerate(palaces):
         region_named(by_name, name, source, f"display.palaces[{i}]")
-    return Display(intersections, river, tuple(palaces))
+    shape = raw.get("pieces")
+    if shape is not None and shape not in PIECE_SHAPES:
+        raise VariantError(
+            source, "display.pieces", f"one of {', '.join(PIECE_SHAPES)}, not {shape!r}"
+        )
+    ink = raw.get("ink")
+    if ink is not None:
+        if (
+            not isinstance(ink, dict)
+            or set(ink) != {"white", "black"}
+            or not all(isinstance(c, str) and _INK_RE.fullmatch(c) for c in ink.values())
+        ):
+            raise VariantError(
+                source,
+                "display.ink",
+                'colours of both sides: { white = "#c8102e", black = "#111111" }',
+            )
+        ink = (ink["white"], ink["black"])
+    return Display(intersections, river, tuple(palaces), shape, ink)
 
 
 def _build_points(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Points | None:

@@ -44,5 +44,7 @@ def probe(img: Image.Image, lay: Layout, sq: int, fx: float, fy: float) -> RGB:
     return pixel(img, x0 + (x1 - x0 - 1) * fx, y0 + (y1 - y0 - 1) * fy)
 
 
-def layout(view: BoardView, perspective: int = 0, coordinates: bool = True) -> Layout:
-    return layout_for(view, perspective, coordinates)
+def layout(
+    view: BoardView, perspective: int = 0, coordinates: bool = True, pieces: str = "traditional"
+) -> Layout:
+    return layout_for(view, perspective, coordinates, pieces)

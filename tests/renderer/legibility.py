@@ -45,19 +45,23 @@ class Measure:
     phone_px: float
 
 
-def measure(png: bytes, view: BoardView, theme: str = "default") -> list[Measure]:
-    """Every token's letters and every coordinate label, in pixels at phone width."""
+def measure(
+    png: bytes, view: BoardView, theme: str = "default", pieces: str = "traditional"
+) -> list[Measure]:
+    """Every token's letters and every coordinate label, in pixels at phone width (the
+    traditional pieces' characters: `measure_characters`)."""
     img = Image.open(io.BytesIO(png)).convert("RGB")
     gray = img.convert("L")
-    lay: Layout = layout_for(view, 0, True)
+    lay: Layout = layout_for(view, 0, True, pieces)
     assert img.size == (lay.width, lay.height), "the layout does not match the picture"
     scale = PHONE_WIDTH / lay.width
     th = load_theme(theme)
     out: list[Measure] = []
     s = lay.sq
     inset = round(s * ((1 - sprites.TOKEN) / 2 + 0.06))
+    traditional = pieces == "traditional" and view.traditional is not None
     for sq, piece in sorted(view.pieces.items()):
-        if piece.figure is not None or not piece.letters:
+        if piece.figure is not None or not piece.letters or (traditional and piece.characters):
             continue
         text, mark = th.text(piece.color), th.mark(piece.color)
         cut = _lum(text) + (_lum(mark) - _lum(text)) / 4
@@ -80,10 +84,51 @@ def measure(png: bytes, view: BoardView, theme: str = "default") -> list[Measure
     return out
 
 
-def start_measures(variant: str, theme: str = "default") -> list[Measure]:
+def measure_characters(png: bytes, view: BoardView, perspective: int = 0) -> list[Measure]:
+    """The traditional pieces' characters, in pixels at phone width: the ink darker than a
+    quarter of the way from the character's colour to the face (discs ivory, Shogi tokens
+    wood), inside a box in the middle of the piece that leaves out the disc's ring and
+    the token's outline."""
+    assert view.traditional is not None
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    gray = img.convert("L")
+    lay = layout_for(view, perspective, True)
+    assert img.size == (lay.width, lay.height), "the layout does not match the picture"
+    scale = PHONE_WIDTH / lay.width
+    s = lay.sq
+    disc = view.traditional.shape == "disc"
+    out: list[Measure] = []
+    for sq, piece in sorted(view.pieces.items()):
+        if not piece.characters:
+            continue
+        ink = sprites.PROMOTED_INK if piece.promoted else view.traditional.ink[piece.color]
+        ink_lum = _lum(sprites._hex(ink))
+        face = _lum(sprites._hex(sprites.IVORY if disc else sprites.WOOD))
+        cut = ink_lum + (face - ink_lum) / 4
+        x0, y0, _x1, _y1 = lay.square_box(sq)
+        if disc:
+            top, bottom = 0.2, 0.8
+        elif piece.color == perspective:  # pointing up the picture
+            top, bottom = 0.15, 0.9
+        else:
+            top, bottom = 0.1, 0.85
+        box = (
+            round(x0 + 0.36 * s),
+            round(y0 + top * s),
+            round(x0 + 0.64 * s),
+            round(y0 + bottom * s),
+        )
+        h = _ink_height(gray, box, True, cut)
+        out.append(Measure(f"{view.square_name(sq)} {piece.characters}", h * scale))
+    return out
+
+
+def start_measures(
+    variant: str, theme: str = "default", pieces: str = "traditional"
+) -> list[Measure]:
     game = Game.new(variant)
     view = board_view(game.position)
-    return measure(render_game(game, theme=theme), view, theme)
+    return measure(render_game(game, theme=theme, pieces=pieces), view, theme, pieces)
 
 
 def summary(measures: list[Measure]) -> str:
@@ -98,6 +143,19 @@ def summary(measures: list[Measure]) -> str:
     )
 
 
+def character_summary(variant: str) -> str:
+    """The lowest and highest character heights of a start position at phone width."""
+    game = Game.new(variant)
+    view = board_view(game.position)
+    found = measure_characters(render_game(game), view)
+    low = min(found, key=lambda m: m.phone_px)
+    high = max(m.phone_px for m in found)
+    return f"characters {low.phone_px:.1f}-{high:.1f} px (lowest {low.where})"
+
+
 if __name__ == "__main__":
     for vid in ("bigorra", "leaping-bat", "missing-bat-zebra", "timurid-herat", "patchanka"):
         print(f"{vid}: {summary(start_measures(vid))}")
+    for vid in ("xiangqi", "janggi", "minixiangqi", "shogi", "minishogi", "judkins", "dobutsu"):
+        letters = summary(start_measures(vid, pieces="letters"))
+        print(f"{vid}: {character_summary(vid)}; letter set: {letters}")
