@@ -23,14 +23,18 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from rules.variant import Variant, load_variant, load_variant_argument
+
 DATA = Path(__file__).resolve().parent / "data"
 TABLE = DATA / "fsf-endings.tsv"
+ROOT = Path(__file__).resolve().parents[2]
 HEADER = "spec\tfsf\tstart\tmoves\tending\twinner\tfen"
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """Games to play: `spec` a built-in id, `fsf` its Fairy-Stockfish name, `starts` our
+    """Games to play: `spec` a built-in id or a players' file of the repository
+    (`docs/examples/shatranj.toml`), `fsf` its Fairy-Stockfish name, `starts` our
     position texts (None: the start position), `games` per start, `plies` at most."""
 
     spec: str
@@ -90,8 +94,38 @@ REGISTRY: tuple[Entry, ...] = (
         (None, "r3k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:2+1", "4k3/8/8/8/8/8/8/4K2Q b - - 0 1"),
     ),
     Entry("5check", "5check", (None, "r3k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:3+4")),
+    # The bare King of players' files (issue 34): lost at once to two or more pieces, with
+    # a reply that may bare the other King against one; both bare is a draw.
+    Entry(
+        "docs/examples/shatranj.toml",
+        "shatranj",
+        (
+            None,
+            "4k3/4r3/8/8/8/8/R3R3/4K3 w - - 0 1",
+            "4k3/3q4/8/8/8/8/3R4/4K3 w - - 0 1",
+            "3k4/8/2n5/8/8/3B4/3PN3/4K3 b - - 0 1",
+            "8/3k4/8/2r5/8/2N1Q3/8/4K3 w - - 0 1",
+        ),
+        games=4,
+    ),
+    Entry(
+        "docs/examples/courier.toml",
+        "courier",
+        (
+            "5k6/4r7/12/12/12/12/2R1R7/5K6 w - - 0 1",
+            "5k6/12/3m8/12/12/3F8/4W7/5K6 b - - 0 1",
+        ),
+        games=4,
+    ),
 )
 """Every game whose endings are compared. Helpers adding a game add its entry here."""
+
+
+def variant_for(spec: str) -> Variant:
+    """The variant a row names: a built-in id, or a file's path from the repository's root."""
+    if spec.endswith(".toml"):
+        return load_variant_argument(str(ROOT / spec))
+    return load_variant(spec)
 
 
 def _verdict(sf: object, fsf: str, fen: str, moves: list[str], side: int) -> tuple[str, str]:
@@ -119,9 +153,8 @@ def rows_for(entry: Entry) -> list[str]:
 
     from rules.fsf import fen as fsf_fen
     from rules.postext import parse_position
-    from rules.variant import load_variant
 
-    variant = load_variant(entry.spec)
+    variant = variant_for(entry.spec)
     rows = []
     for start in entry.starts:
         fen = sf.start_fen(entry.fsf) if start is None else fsf_fen(parse_position(variant, start))
