@@ -267,8 +267,34 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
     lines = []
     if v.goal == "royal-capture":
         lines.append("Win by capturing the royal piece; there is no check rule.")
+    elif not any(p.royal for p in v.pieces):
+        lines.append("No piece is royal: there is no check and no checkmate.")
+    elif v.checkmate == "win":
+        lines.append("Checkmate wins for the side that is checkmated.")
     else:
         lines.append("Checkmate wins.")
+    if v.check_count:
+        lines.append(f"The side that gives check for the {_nth(v.check_count)} time wins at once.")
+    if v.no_checks:
+        lines.append("No move may give check.")
+    if v.must_capture:
+        lines.append("Capturing is compulsory: a side that can capture must (any capture).")
+    if v.extinction is not None:
+        ext = v.extinction
+        names = (
+            "all its pieces"
+            if not ext.pieces
+            else "its " + " or ".join(sorted(v.piece(p).name for p in ext.pieces))
+        )
+        left = "loses" if ext.result == "loss" else "wins"
+        what = f"no more than {ext.count} of " if ext.count else "none of "
+        lines.append(
+            f"A side left with {what}{names} {left} at once (extinction)."
+            if ext.pieces
+            else f"A side that has lost {names} {left} at once."
+        )
+    if v.bare_king_win:
+        lines.append("A side left with only its King wins at once.")
     if v.zone is not None:
         piece = v.piece(v.zone.piece).name
         white, black = v.zone.squares
@@ -277,6 +303,11 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             where = f"{where} (White), {_squares(v, black)} (Black)"
         safely = " without being attacked there" if v.zone.safe else ""
         lines.append(f"A {piece} that reaches {where}{safely} wins at once.")
+        if v.zone.reply:
+            lines.append(
+                f"Except that when White's {piece} gets there first, Black still moves if its "
+                f"own {piece} can get there in that move, which draws."
+            )
     if v.bare_king:
         lines.append(
             "A side left with only its King loses, unless it bares the other King in its "
@@ -292,6 +323,10 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         lines.append("Stalemate scores 3/5 for the side that stalemates, 2/5 for the other.")
     elif v.stalemate == "loss":
         lines.append("Stalemate loses: the side that cannot move loses.")
+    elif v.stalemate == "win":
+        lines.append("Stalemate wins: the side that cannot move wins.")
+    elif v.stalemate == "fewer-pieces":
+        lines.append("Stalemate: the side with fewer pieces wins; equal numbers draw.")
     else:
         lines.append("Stalemate is a draw.")
     rule = f"the {v.move_rule}-move rule" if v.move_rule else "no move-count rule"
@@ -413,3 +448,9 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
                 "they enter when that piece first moves."
             )
     return tuple(lines)
+
+
+def _nth(n: int) -> str:
+    """3 -> 'third'."""
+    words = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+    return words.get(n, f"{n}th")

@@ -117,6 +117,17 @@ REGISTRY: tuple[Entry, ...] = (
         ),
         games=4,
     ),
+    Entry("kingofthehill", "kingofthehill", (None, "8/8/2k5/8/8/5K2/8/8 w - - 0 1")),
+    Entry(
+        "racingkings",
+        "racingkings",
+        (
+            None,
+            "8/1K4k1/8/8/8/8/8/8 w - - 0 1",
+            "8/8/1K4k1/8/8/8/8/8 w - - 0 1",
+            "8/8/1K6/8/5k2/8/8/r7 w - - 0 1",
+        ),
+    ),
 )
 """Every game whose endings are compared. Helpers adding a game add its entry here."""
 

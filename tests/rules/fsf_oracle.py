@@ -88,6 +88,8 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("modern", "modern", games=4),
     Entry("3check", "3check", games=6, plies=(10, 80)),
     Entry("5check", "5check", games=4, plies=(10, 80)),
+    Entry("kingofthehill", "kingofthehill", games=5, plies=(10, 60)),
+    Entry("racingkings", "racingkings", games=8, plies=(6, 60)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

@@ -27,7 +27,7 @@ CATALOGUE = {
     "nocastle", "amazon", "almost", "hoppelpoppel", "newzealand", "chigorin", "gardner",
     "losalamos", "capablanca", "gothic", "janus", "embassy", "centaur", "chancellor", "modern",
     # Fairy-Stockfish's games with rules of their own (issue 28)
-    "3check", "5check",
+    "3check", "5check", "kingofthehill", "racingkings",
 }  # fmt: skip
 
 

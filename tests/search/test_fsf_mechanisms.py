@@ -17,7 +17,7 @@ from search.play import best_move, think
 from search.searcher import Limits
 from tests.search.forced import winning_moves
 
-GAMES = ["3check", "5check"]
+GAMES = ["3check", "5check", "kingofthehill", "racingkings"]
 
 
 @pytest.mark.parametrize("variant_id", GAMES)
@@ -40,6 +40,8 @@ def test_a_legal_move_in_random_positions(variant_id: str) -> None:
     [
         # The third check wins at once, even though it is no mate.
         ("3check", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:2+0"),
+        # Black cannot answer on the eighth rank: White's King gets there first.
+        ("racingkings", "8/1K6/8/8/8/8/k7/8 w - - 0 1"),
     ],
 )
 def test_the_rule_s_win_is_taken(variant_id: str, text: str) -> None:
