@@ -261,7 +261,11 @@ async def post_game_event(bot: Poster, run: EffectRun) -> None:
         game = event.view.game
         channel_id = game.thread_id or game.channel_id
     channel = await channel_of(bot, channel_id)
-    picture = await bot.service.render(event.view.scene)
+    # The board is drawn with the piece set of the player who must read it to move.
+    scene = event.view.scene
+    g = event.view.game
+    to_move = (g.white_id if scene.position.side == 0 else g.black_id) if g.is_active else None
+    picture = await bot.service.render(scene, viewer=to_move)
 
     buttons = bot.buttons(event.view) if event.view.game.is_active else None
 

@@ -200,6 +200,7 @@ def player(row: Row) -> Player:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         schedule=parse_schedule(row),
+        piece_set=row["piece_set"],
     )
 
 

@@ -150,6 +150,10 @@ class DueKind(StrEnum):
 # --- players and guilds -----------------------------------------------------------------
 
 
+PIECE_SETS = ("traditional", "letters")
+"""The choices of `Player.piece_set` (the renderer's `pieces` option)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
     user_id: int
@@ -165,6 +169,9 @@ class Player:
     updated_at: int
     schedule: NoticeSchedule | None = None
     """When notices come; None follows the default of the game's server."""
+    piece_set: str = "traditional"
+    """The pieces of the player's board pictures: `traditional` (Xiangqi's discs, Shogi's
+    kanji tokens, where a variant has them) or `letters` (the letter tokens everywhere)."""
 
     @property
     def on_vacation(self) -> bool:

@@ -8,6 +8,7 @@ from storage import _rows, _shared
 from storage.db import Database, Reader, Tx
 from storage.errors import InvalidValueError, PlayerHasActiveGamesError, PlayerNotFoundError
 from storage.models import (
+    PIECE_SETS,
     Clock,
     Forgotten,
     GuildSettings,
@@ -68,23 +69,28 @@ class Players:
         notify_mode: NotifyMode | None = None,
         turn_notices: bool | None = None,
         reminder_offsets: Iterable[int] | None = None,
+        piece_set: str | None = None,
     ) -> Player:
         """Changes the given preferences (others stay). Turns already running follow the
         new reminder choices at once; reminders already sent are not repeated."""
         offsets = None if reminder_offsets is None else _rows.check_offsets(reminder_offsets)
         if notify_mode is not None and not isinstance(notify_mode, NotifyMode):
             raise InvalidValueError(f"unknown notification mode {notify_mode!r}")
+        if piece_set is not None and piece_set not in PIECE_SETS:
+            raise InvalidValueError(f"unknown piece set {piece_set!r}")
         async with self._db.transaction() as tx:
             await _shared.ensure_players(tx, [user_id], now)
             await tx.run(
                 "UPDATE players SET notify_mode = coalesce(?, notify_mode), "
                 "turn_notices = coalesce(?, turn_notices), "
                 "reminder_offsets = coalesce(?, reminder_offsets), "
+                "piece_set = coalesce(?, piece_set), "
                 "updated_at = greatest(updated_at, ?) WHERE user_id = ?",
                 (
                     None if notify_mode is None else notify_mode.value,
                     None if turn_notices is None else int(turn_notices),
                     None if offsets is None else _rows.format_offsets(offsets),
+                    piece_set,
                     now,
                     user_id,
                 ),

@@ -60,7 +60,7 @@ async def post_view(
     when the post is public and the game is running)."""
     if not interaction.response.is_done():
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
-    picture = await bot.service.render(view.scene)
+    picture = await bot.service.render(view.scene, viewer=interaction.user.id)
     buttons = None if ephemeral else board_view(view)
     await interaction.followup.send(
         content=content or discord.utils.MISSING,

@@ -158,7 +158,7 @@ class Challenges(commands.Cog):
             bank=bank,
         )
         assert view.scene is not None
-        picture = await service.render(view.scene)
+        picture = await service.render(view.scene, viewer=interaction.user.id)
         content = f"{mention(opponent.id)}, you are challenged!" if opponent else None
         message = await interaction.followup.send(
             content=content or discord.utils.MISSING,

@@ -33,11 +33,19 @@ def _hours(text: str) -> list[int]:
     return sorted(set(out), reverse=True)
 
 
+PIECE_SET_NAMES = {
+    "traditional": "traditional where a game has them (Xiangqi, Janggi, Shogi)",
+    "letters": "letter tokens everywhere",
+}
+
+
 class Correspondence(commands.Cog):
     def __init__(self, bot: Fairy) -> None:
         self.bot = bot
 
-    @app_commands.command(name="settings", description="How Fairy Post tells you it is your turn")
+    @app_commands.command(
+        name="settings", description="How Fairy Post tells you it is your turn, and your pieces"
+    )
     @app_commands.describe(
         notify="Where to tell you: a mention in the game's thread, or a direct message",
         turn_notices="A notice when it becomes your turn",
@@ -46,6 +54,7 @@ class Correspondence(commands.Cog):
         hour="The digest's hour, or when quiet hours start (0-23, your time)",
         until="When quiet hours end (0-23, your time)",
         utc_offset="Your time zone as hours from UTC, e.g. +2, -5, +5:30",
+        pieces="Board pictures: traditional pieces (Xiangqi's, Shogi's characters) or letters",
     )
     @app_commands.choices(
         notify=[
@@ -58,6 +67,10 @@ class Correspondence(commands.Cog):
             app_commands.Choice(name="quiet hours: only deadline warnings", value="quiet"),
             app_commands.Choice(name="this server's default", value=notices.DEFAULT),
         ],
+        pieces=[
+            app_commands.Choice(name="traditional where a game has them", value="traditional"),
+            app_commands.Choice(name="letter tokens everywhere", value="letters"),
+        ],
     )
     async def settings(
         self,
@@ -69,6 +82,7 @@ class Correspondence(commands.Cog):
         hour: app_commands.Range[int, 0, 23] | None = None,
         until: app_commands.Range[int, 0, 23] | None = None,
         utc_offset: app_commands.Range[str, 1, 12] | None = None,
+        pieces: str | None = None,
     ) -> None:
         service = self.bot.service
         now = service.clock.now()
@@ -80,6 +94,7 @@ class Correspondence(commands.Cog):
             notify_mode=NotifyMode(notify) if notify else None,
             turn_notices=turn_notices,
             reminder_offsets=_hours(reminders) if reminders is not None else None,
+            piece_set=pieces,
         )
         if (schedule, hour, until, utc_offset) != (None, None, None, None):
             chosen = notices.change(
@@ -103,6 +118,7 @@ class Correspondence(commands.Cog):
             f"Turn notices: **{'on' if player.turn_notices else 'off'}**\n"
             f"Reminders: **{hours}** {unit} before the deadline\n"
             f"When: {timing}\n"
+            f"Pieces: **{PIECE_SET_NAMES[player.piece_set]}**\n"
             "-# A notice that would come after its game's deadline is sent at once."
         )
         await interaction.response.send_message(text, ephemeral=True)

@@ -96,7 +96,7 @@ class Info(commands.Cog):
     async def rules(self, interaction: discord.Interaction[Any], variant: str) -> None:
         await interaction.response.defer(thinking=True, ephemeral=True)
         view = await self.bot.service.variants.rules_view(interaction.guild_id, variant)
-        picture = await self.bot.service.render(view.scene)
+        picture = await self.bot.service.render(view.scene, viewer=interaction.user.id)
         await interaction.followup.send(
             embed=rules_embed(view), file=picture_file(picture), ephemeral=True
         )

@@ -67,7 +67,7 @@ class Variants(commands.Cog):
         guild_id = guild_of(interaction)
         await interaction.response.defer(thinking=True, ephemeral=True)
         view = await self.bot.service.variants.show(guild_id, variant)
-        picture: Picture = await self.bot.service.render(view.scene)
+        picture: Picture = await self.bot.service.render(view.scene, viewer=interaction.user.id)
         await interaction.followup.send(
             embed=rules_embed(view), file=picture_file(picture), ephemeral=True
         )

@@ -868,11 +868,13 @@ class GameService:
 
     # ------------------------------------------------------------------ views
 
-    async def render(self, scene: Scene) -> Picture:
-        """Draw a scene in a worker thread (rendering must never block the event loop)."""
+    async def render(self, scene: Scene, *, viewer: int | None = None) -> Picture:
+        """Draw a scene in a worker thread (rendering must never block the event loop), with
+        the piece set `viewer` chose in /settings (the traditional set by default)."""
         if self.pictures is None:
             raise BadRequestError("Pictures are not available.")
         pictures = self.pictures
+        pieces = await self.piece_set(viewer)
         picture = await asyncio.to_thread(
             pictures.board,
             scene.position,
@@ -881,8 +883,17 @@ class GameService:
             highlights=scene.highlights,
             captures=scene.captures,
             selected=scene.selected,
+            pieces=pieces,
         )
         return replace(picture, description=describe_scene(scene))
+
+    async def piece_set(self, viewer: int | None) -> str:
+        """The piece set `viewer` sees (`/settings pieces:`); the traditional one for nobody
+        in particular and for players the bot has not seen."""
+        if viewer is None:
+            return "traditional"
+        player = await self.storage.players.find(viewer)
+        return "traditional" if player is None else player.piece_set
 
     async def replay(self, game_id: int) -> Animation | None:
         """The animated replay of a game, drawn in a worker thread (seconds for a long

@@ -27,6 +27,7 @@ class Pictures(Protocol):
         highlights: tuple[int, ...],
         captures: tuple[int, ...],
         selected: int | None,
+        pieces: str = "traditional",
     ) -> Picture: ...
 
     def piece(self, variant: Variant, piece_id: str) -> Picture: ...
@@ -59,6 +60,7 @@ class RendererPictures:
         highlights: tuple[int, ...],
         captures: tuple[int, ...],
         selected: int | None,
+        pieces: str = "traditional",
     ) -> Picture:
         from renderer import render_position
         from renderer.from_rules import check_square, move_marks
@@ -73,6 +75,7 @@ class RendererPictures:
             highlights=highlights,
             captures=captures,
             selected=selected,
+            pieces=pieces,
         )
         width, height = png_size(png)
         return Picture(png, width, height)

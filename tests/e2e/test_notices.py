@@ -154,3 +154,24 @@ async def test_a_server_sets_the_default(world: World, tmp_path: Path) -> None:
             await fake.slash(world.bob, world.lobby, "settings", utc_offset="Paris")
         ).reply()
         assert "like `+2`, `-5` or `+5:30`" in refused.content
+
+
+async def test_a_player_chooses_letter_tokens_for_the_games_of_asia(
+    world: World, tmp_path: Path
+) -> None:
+    """/settings pieces: Bob's pictures show letters, Alice's the Shogi kanji (issue 27)."""
+    fake = world.fake
+    async with fairypost(fake, tmp_path / "fp.sqlite3", ManualClock()):
+        mine = await (
+            await fake.slash(world.bob, world.lobby, "settings", pieces="letters")
+        ).reply()
+        assert "Pieces: **letter tokens everywhere**" in mine.content
+        pictures = []
+        for who in (world.bob, world.alice):
+            post = await (
+                await fake.slash(who, world.lobby, "challenge", variant="shogi", color="white")
+            ).reply()
+            (png,) = post.attachments
+            pictures.append(png)
+        assert pictures[0].data != pictures[1].data
+        assert (pictures[0].width, pictures[0].height) == (pictures[1].width, pictures[1].height)

@@ -92,3 +92,15 @@ async def test_notice_schedules_of_players_and_servers(store: Storage, db_target
     # The database refuses a schedule that makes no sense, whoever writes it.
     with pytest.raises(Exception, match=r"(?i)check"):
         await raw_sql(db_target, "UPDATE players SET notice_timing = 'now', notice_hour = 3")
+
+
+async def test_the_piece_set_is_a_preference(store: Storage) -> None:
+    """Migration 0016: traditional pieces by default, letters by choice."""
+    first = await store.players.upsert(WHITE, "Ann", T0)
+    assert first.piece_set == "traditional"
+    player = await store.players.set_preferences(WHITE, T0, piece_set="letters")
+    assert player.piece_set == "letters" and player.notify_mode is first.notify_mode
+    player = await store.players.set_preferences(WHITE, T0, turn_notices=False)
+    assert player.piece_set == "letters"
+    with pytest.raises(InvalidValueError):
+        await store.players.set_preferences(WHITE, T0, piece_set="kanji")
