@@ -135,7 +135,7 @@ def test_migrations_are_numbered_without_gaps() -> None:
     migrations = load_migrations()
     assert [m.version for m in migrations] == list(range(1, len(migrations) + 1))
     assert len(migrations) >= 2
-    # A migration may concern one backend only (0015: PostgreSQL's server functions).
+    # A migration may concern one backend only (0015, 0017: PostgreSQL's server functions).
     assert all(m.statements or m.statements_for("postgresql") for m in migrations)
 
 
