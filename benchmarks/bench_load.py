@@ -7,9 +7,10 @@ ones played on. Each run starts from the same data and lasts the same wall time:
 
 - SQLite, one process (the default deployment);
 - PostgreSQL, one process;
-- PostgreSQL, several processes (like one process per range of shards);
-- PostgreSQL, one process, through a proxy that holds every round trip 0, 0.5 and 2 ms
-  (`benchmarks/pgproxy.py`): what a network between the bot and the server would add.
+- PostgreSQL, several processes (like one process per range of shards) serving the same
+  players: the same 8 playing tasks in all, spread over the processes, as sharding spreads
+  the same servers' traffic. (`FAIRYPOST_BENCH_TASKS_EACH=1` gives every process 8 tasks of
+  its own instead: four times the offered load.)
 
 Every process runs concurrent tasks that each play their own games (games are split between
 processes as shards split guilds): read the game, append a move through the guarded
@@ -19,6 +20,11 @@ time), each batch's rows taken FOR UPDATE SKIP LOCKED. Reported per run: moves c
 second, the p95 latency of a move (read + commit), timer items handled, and refusals (a move
 whose game a timer ended meanwhile). After each run the data is checked: every move list is
 whole and every deadline game ended on time exactly once.
+
+What a network between the bot and the server adds is measured apart, without load: moves
+made one at a time through a proxy that holds every round trip 0, 0.5 and 2 ms
+(`benchmarks/pgproxy.py`, in a process of its own); the median move's latency above the
+proxy at 0 ms is what the round trips cost (about round trips × delay).
 
 Before the runs, the cost of one move is counted rather than timed: round trips to the
 server and transactions (PostgreSQL, read off the wire by the proxy), statements and
@@ -36,11 +42,13 @@ import multiprocessing
 import os
 import random
 import shutil
+import statistics
 import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,9 +69,13 @@ T0 = 1_767_225_600
 GAMES = 10_000
 PLAYERS = 2_000
 DEADLINE_GAMES = 1_000
-TASKS_PER_PROCESS = 8
+TASKS = 8
+"""Playing tasks in all (each process gets its share), or per process with TASKS_EACH."""
+TASKS_EACH = os.environ.get("FAIRYPOST_BENCH_TASKS_EACH", "") == "1"
 SEVERAL = 4
+ROUNDS = 3
 DELAYS_MS = (0.0, 0.5, 2.0)
+DELAYED_MOVES = 200
 COUNTED_MOVES = 100
 POSTGRES = os.environ.get("FAIRYPOST_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -93,19 +105,20 @@ class Stats:
 
 def run(quick: bool = False) -> list[Row]:
     if quick:
-        return measure(games=1_000, deadlines=100, seconds=3.0)
-    return measure(games=GAMES, deadlines=DEADLINE_GAMES, seconds=20.0)
+        return measure(games=1_000, deadlines=100, seconds=3.0, rounds=2)
+    return measure(games=GAMES, deadlines=DEADLINE_GAMES, seconds=8.0, rounds=ROUNDS)
 
 
-def measure(*, games: int, deadlines: int, seconds: float) -> list[Row]:
-    """The three runs on `games` games (`deadlines` of them timing out), `seconds` each."""
-    with tempfile.TemporaryDirectory(prefix="fairypost-load-") as folder:
+def measure(*, games: int, deadlines: int, seconds: float, rounds: int) -> list[Row]:
+    """The three configurations on `games` games (`deadlines` of them timing out), taking
+    turns for `rounds` rounds of `seconds` each: a machine whose load changes meanwhile
+    (other work on its cores) weighs on every configuration alike."""
+    with tempfile.TemporaryDirectory(prefix="fairypost-load-") as folder, ExitStack() as stack:
         base = str(Path(folder) / "base.sqlite3")
         setup = time.perf_counter()
         movers, timed = asyncio.run(_populate(base, games, deadlines))
         setup = time.perf_counter() - setup
         rows = [Row(SECTION, f"setup: {games:,} active games on SQLite", f"{setup:.1f} s")]
-        results: list[tuple[str, Stats | str]] = []
         postgres_ok = asyncio.run(_postgres_answers())
         rows += asyncio.run(_count_sqlite(str(Path(folder) / "count.sqlite3")))
         if postgres_ok:
@@ -113,79 +126,70 @@ def measure(*, games: int, deadlines: int, seconds: float) -> list[Row]:
                 rows += asyncio.run(_count_postgres(url))
         sqlite_copy = str(Path(folder) / "run.sqlite3")
         shutil.copy(base, sqlite_copy)
-        results.append(("SQLite, 1 process", _load(sqlite_copy, 1, movers, timed, seconds)))
-        runs: list[tuple[str, int, float | None]] = [
-            ("PostgreSQL, 1 process", 1, None),
-            (f"PostgreSQL, {SEVERAL} processes", SEVERAL, None),
-        ]
-        runs += [
-            (f"PostgreSQL, 1 process, {delay:g} ms per round trip (proxy)", 1, delay)
-            for delay in DELAYS_MS
-        ]
-        for label, processes, delay in runs:
+        configurations: list[tuple[str, int, str | None]] = [("SQLite, 1 process", 1, sqlite_copy)]
+        for label, processes in (
+            ("PostgreSQL, 1 process", 1),
+            (f"PostgreSQL, {SEVERAL} processes", SEVERAL),
+        ):
             if not postgres_ok:
-                results.append((label, f"not measured: no PostgreSQL server at {POSTGRES}"))
+                configurations.append((label, processes, None))
                 continue
-            with _schema() as url:
-                began = time.perf_counter()
-                report = asyncio.run(copy_database(base, url, engine=None))
-                copied = time.perf_counter() - began
-                if processes == 1 and delay is None:
-                    moved = sum(c.source for c in report.counts)
-                    rows.append(
-                        Row(
-                            SECTION,
-                            f"python -m storage copy to PostgreSQL ({moved:,} rows, verified: "
-                            f"{'yes' if report.ok else 'NO'})",
-                            f"{copied:.1f} s",
-                        )
+            url = stack.enter_context(_schema())
+            began = time.perf_counter()
+            report = asyncio.run(copy_database(base, url, engine=None))
+            copied = time.perf_counter() - began
+            if processes == 1:
+                moved = sum(c.source for c in report.counts)
+                rows.append(
+                    Row(
+                        SECTION,
+                        f"python -m storage copy to PostgreSQL ({moved:,} rows, verified: "
+                        f"{'yes' if report.ok else 'NO'})",
+                        f"{copied:.1f} s",
                     )
-                if delay is None:
-                    stats = _load(url, processes, movers, timed, seconds)
-                else:
-                    with _delaying_proxy(url, delay / 1000) as proxied:
-                        stats = _load(proxied, processes, movers, timed, seconds, verify=url)
-                results.append((label, stats))
-    baseline = results[0][1]
-    for label, stats in results:
-        if isinstance(stats, str):
-            rows.append(Row(SECTION, label, stats))
+                )
+            configurations.append((label, processes, url))
+        totals = [Stats() for _ in configurations]
+        rates: list[list[float]] = [[] for _ in configurations]
+        for round_no in range(rounds):
+            for k, (_, processes, target) in enumerate(configurations):
+                if target is None:
+                    continue
+                stats = _load(target, processes, movers, timed, seconds, round_no * 1000)
+                rates[k].append(stats.moves / stats.seconds)
+                totals[k].add(stats)
+        pg_url = configurations[1][2]
+        delayed = _delays(pg_url, movers) if pg_url is not None else []
+    base_rate = statistics.median(rates[0])
+    for k, (label, processes, target) in enumerate(configurations):
+        if target is None:
+            rows.append(Row(SECTION, label, f"not measured: no PostgreSQL server at {POSTGRES}"))
             continue
-        rate = stats.moves / stats.seconds
+        stats = totals[k]
+        rate = statistics.median(rates[k])
         p95 = percentiles(stats.latencies, 95)[0] if stats.latencies else 0.0
         value = (
-            f"{rate:,.0f} moves/s, p95 {p95 * 1000:.1f} ms, {stats.timers:,} timer items, "
-            f"{stats.refused:,} refused (stale, or handled by another process)"
+            f"{rate:,.0f} moves/s (median of {len(rates[k])} rounds: "
+            f"{', '.join(f'{r:,.0f}' for r in rates[k])}), p95 {p95 * 1000:.1f} ms, "
+            f"{stats.timers:,} timer items, {stats.refused:,} refused "
+            "(stale, or handled by another process)"
         )
         peer = peer_value = ratio = ""
-        if isinstance(baseline, Stats) and stats is not baseline:
-            base_rate = baseline.moves / baseline.seconds
+        if k:
             peer, peer_value = "SQLite, 1 process", f"{base_rate:,.0f} moves/s"
             ratio = f"{rate / base_rate:.2f}×"
-        if "proxy" in label and "0 ms" not in label:
-            reference = next(
-                (s for lbl, s in results if "0 ms per round trip" in lbl and isinstance(s, Stats)),
-                None,
-            )
-            if reference is not None and reference.latencies:
-                base_rate = reference.moves / reference.seconds
-                base_p95 = percentiles(reference.latencies, 95)[0]
-                peer, peer_value = (
-                    "the proxy at 0 ms",
-                    (f"{base_rate:,.0f} moves/s, p95 {base_p95 * 1000:.1f} ms"),
-                )
-                ratio = f"{rate / base_rate:.2f}×"
+        tasks = TASKS * processes if TASKS_EACH else TASKS
         rows.append(
             Row(
                 SECTION,
-                f"{label} × {TASKS_PER_PROCESS} tasks, {games:,} games",
+                f"{label}, {tasks} playing tasks in all, {games:,} games",
                 value,
                 peer,
                 peer_value,
                 ratio,
             )
         )
-    return rows
+    return rows + delayed
 
 
 # --- the database ------------------------------------------------------------------------
@@ -266,33 +270,49 @@ def _load(
     movers: list[int],
     timed: list[int],
     seconds: float,
-    *,
-    verify: str | None = None,
+    offset: int = 0,
 ) -> Stats:
+    """`processes` processes playing `movers` for `seconds` (their clock starts at
+    `T0 + offset`), then the data checked."""
     start_at = time.time() + 2.0 + processes  # every process connected before the start
     parts = [movers[k::processes] for k in range(processes)]
+    tasks = TASKS if TASKS_EACH else max(1, TASKS // processes)
     context = multiprocessing.get_context("spawn")
     total = Stats()
     with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
         futures = [
-            pool.submit(_process, target, part, start_at, seconds, k)
+            pool.submit(_process, target, part, start_at, seconds, k, tasks, offset)
             for k, part in enumerate(parts)
         ]
         for future in futures:
             total.add(future.result())
-    problems = asyncio.run(_verify(verify or target, timed))
+    problems = asyncio.run(_verify(target, timed))
     if problems:
         raise AssertionError(f"the load run on {target} broke the data: {problems}")
     return total
 
 
-def _process(target: str, games: list[int], start_at: float, seconds: float, seed: int) -> Stats:
+def _process(
+    target: str,
+    games: list[int],
+    start_at: float,
+    seconds: float,
+    seed: int,
+    tasks: int,
+    offset: int,
+) -> Stats:
     """One bot process (run in a child)."""
-    return asyncio.run(_process_async(target, games, start_at, seconds, seed))
+    return asyncio.run(_process_async(target, games, start_at, seconds, seed, tasks, offset))
 
 
 async def _process_async(
-    target: str, games: list[int], start_at: float, seconds: float, seed: int
+    target: str,
+    games: list[int],
+    start_at: float,
+    seconds: float,
+    seed: int,
+    tasks: int,
+    offset: int,
 ) -> Stats:
     async with await Storage.open(target, engine=ENGINE, migrate=False) as storage:
         await asyncio.sleep(max(0.0, start_at - time.time()))
@@ -300,7 +320,7 @@ async def _process_async(
         began = time.perf_counter()
 
         def now() -> int:
-            return T0 + int(time.perf_counter() - began)
+            return T0 + offset + int(time.perf_counter() - began)
 
         async def mover(mine: list[int], rng: random.Random) -> Stats:
             stats = Stats()
@@ -348,7 +368,7 @@ async def _process_async(
             return stats
 
         rng = random.Random(seed)
-        chunks = [games[k::TASKS_PER_PROCESS] for k in range(TASKS_PER_PROCESS)]
+        chunks = [games[k::tasks] for k in range(tasks)]
         results = await asyncio.gather(
             *(mover(chunk, random.Random(rng.random())) for chunk in chunks if chunk), timers()
         )
@@ -518,6 +538,50 @@ async def _count_sqlite(path: str) -> list[Row]:
 
 
 # --- a network between the bot and the server --------------------------------------------
+
+
+def _delays(url: str, movers: list[int]) -> list[Row]:
+    """Moves one at a time (read + write) through a proxy holding each round trip 0, 0.5 and
+    2 ms: the median move above the proxy at 0 ms is what the network adds."""
+    measured: list[tuple[float, float, float]] = []
+    for delay in DELAYS_MS:
+        with _delaying_proxy(url, delay / 1000) as proxied:
+            latencies = asyncio.run(_moves_one_at_a_time(proxied, movers))
+        median, p95 = percentiles(latencies, 50, 95)
+        measured.append((delay, median, p95))
+    rows = []
+    base_median = measured[0][1]
+    for delay, median, p95 in measured:
+        peer = peer_value = ratio = ""
+        if delay:
+            peer, peer_value = "the proxy at 0 ms", f"median {base_median * 1000:.2f} ms"
+            ratio = f"+{(median - base_median) * 1000:.2f} ms"
+        rows.append(
+            Row(
+                SECTION,
+                f"PostgreSQL, a move (read + write) one at a time through a proxy holding each "
+                f"round trip {delay:g} ms ({DELAYED_MOVES} moves)",
+                f"median {median * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms",
+                peer,
+                peer_value,
+                ratio,
+            )
+        )
+    return rows
+
+
+async def _moves_one_at_a_time(url: str, movers: list[int]) -> list[float]:
+    rng = random.Random(7)
+    games = rng.sample(movers, min(len(movers), 50))
+    latencies = []
+    async with await Storage.open(url, engine=ENGINE, migrate=False) as storage:
+        for k in range(DELAYED_MOVES + len(games)):
+            game_id = games[k % len(games)]
+            began = time.perf_counter()
+            await _storage_move(storage, game_id, T0 + 100_000)
+            if k >= len(games):  # the first write of each game reads its state: warm up
+                latencies.append(time.perf_counter() - began)
+    return latencies
 
 
 @contextlib.contextmanager
