@@ -28,7 +28,7 @@ from bot.service.pictures import Pictures, RendererPictures
 from bot.service.searchpool import SearchPool
 from bot.service.timers import TimerService
 from bot.service.tournaments import TournamentService
-from bot.ui.format import DEFAULT_MENTIONS
+from bot.ui.format import DEFAULT_MENTIONS, count
 from storage import Storage
 from storage.db import parse_target
 from storage.effects import DEFAULT_LEASE_SECONDS as EFFECT_LEASE_SECONDS
@@ -321,9 +321,9 @@ class FairyPost(commands.AutoShardedBot):
     async def on_ready(self) -> None:
         shards = "all shards" if self.shard_ids is None else f"shards {self.shard_ids}"
         log.info(
-            "connected as %s to %d guilds (%s of %s, database %s)",
+            "connected as %s to %s (%s of %s, database %s)",
             self.user,
-            len(self.guilds),
+            count(len(self.guilds), "guild"),
             shards,
             self.shard_count,
             self.storage.target,

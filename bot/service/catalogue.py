@@ -37,27 +37,33 @@ def find_variant(text: str) -> Variant:
         raise BadRequestError(f"{exc}. Try /variants for the list.") from None
 
 
-def match_rank(typed: str, variant_id: str, name: str) -> int | None:
+Rank = tuple[int, int]
+"""A suggestion's place (`match_rank`): lower is better."""
+
+
+def match_rank(typed: str, variant_id: str, name: str) -> Rank | None:
     """How well a variant answers what a player typed, for autocomplete: 0 exactly its id or
     name (typing `chess` must offer Chess first, before Hawk Chess), 1 the start of its id or
     name (`ch`: Chess before ASEAN Chess), 2 the start of a word of the name, 3 anywhere in
-    them; None: not at all. Empty text matches all alike."""
+    them; None: not at all. Among starts, the fewest letters beyond those typed come first
+    (`ch`: Chess before Chancellor Chess and Chigorin Chess). Empty text matches all alike."""
     key = normalize_name(typed)
     if not key:
-        return 1
+        return (1, 0)
     named = normalize_name(name)
     if key in (variant_id, named):
-        return 0
-    if variant_id.startswith(key) or named.startswith(key):
-        return 1
+        return (0, 0)
+    starts = [len(text) for text in (variant_id, named) if text.startswith(key)]
+    if starts:
+        return (1, min(starts) - len(key))
     if f"-{key}" in f"-{named}":
-        return 2
+        return (2, 0)
     if key in variant_id or key in named:
-        return 3
+        return (3, 0)
     return None
 
 
-def ranked_variants(typed: str) -> list[tuple[int, Suggestion]]:
+def ranked_variants(typed: str) -> list[tuple[Rank, Suggestion]]:
     """The built-in variants matching `typed` with their rank (`match_rank`), best first."""
     out = []
     for info in all_variants():

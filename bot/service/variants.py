@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from bot.service import limits
 from bot.service.catalogue import (
+    Rank,
     all_variants,
     find_piece,
     match_rank,
@@ -210,7 +211,7 @@ class VariantService:
         """Autocomplete for a variant option: the best matches first (an exact id or name
         before the rest, `catalogue.match_rank`), and within each rank the server's variants
         (marked) before the built-in ones (unless `own_only`)."""
-        out: list[tuple[int, Suggestion]] = []
+        out: list[tuple[Rank, Suggestion]] = []
         if guild_id is not None:
             for own in await self.storage.variants.in_guild(guild_id):
                 rank = match_rank(typed, own.variant_id, own.name)

@@ -199,3 +199,18 @@ async def test_rules_show_the_values_the_engine_derives(service: GameService) ->
         p for p in (await service.variants.rules_view(GUILD, "tiny")).pieces if p.letters == "R"
     )
     assert rook.value is not None and wazir.value is not None and wazir.value < rook.value * 0.6
+
+
+def test_the_closest_start_comes_first_in_the_variant_suggestions() -> None:
+    """Enter takes the first suggestion: `ch` is Chess (not Chancellor or Chigorin Chess,
+    which start the same way with more letters after), `ches` too (not ASEAN Chess), and
+    the start of a name before the start of a later word."""
+    from bot.service.catalogue import ranked_variants
+
+    def first(typed: str, n: int = 1) -> list[str]:
+        return [s.value for _, s in ranked_variants(typed)[:n]]
+
+    ch = first("ch", 100)
+    assert ch.index("chess") < ch.index("chigorin") < ch.index("chancellor")
+    assert first("ches") == first("chess") == ["chess"]
+    assert first("sho") == ["shogi"] and first("x") == ["xiangqi"]

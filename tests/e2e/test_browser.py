@@ -4,7 +4,8 @@ The page, the stand-in and the real bot run in this test's process (as `make run
 without a token, but on a free port and a temporary database); Playwright drives Debian's
 `chromium` (never a downloaded browser). Without Chromium or Playwright the tests are skipped
 with one line, unless FAIRYPOST_REQUIRE_BROWSER=1 (set by `.ci/run`) makes that a failure.
-FAIRYPOST_SCREENSHOT=PATH also saves the README's screenshot of the page to PATH.
+FAIRYPOST_SCREENSHOT=PATH also saves the README's screenshots of the page (PATH and
+local-mode-phone.png beside it); install fonts-noto-color-emoji first, or emoji show as boxes.
 """
 
 from __future__ import annotations
@@ -385,8 +386,8 @@ async def test_a_newcomer_on_a_phone_finds_every_command_and_the_owner_runs_the_
     await welcome.get_by_role("button", name="/challenge").click()
     await _expect(page.locator("#command-name")).to_have_text("/challenge", timeout=WAIT_MS)
     field = page.locator("#opt-variant")
-    await field.press_sequentially("ch")
-    await _expect(page.locator("#opt-variant-choices[data-for='ch']")).to_be_visible(
+    await field.press_sequentially("ches")
+    await _expect(page.locator("#opt-variant-choices[data-for='ches']")).to_be_visible(
         timeout=WAIT_MS
     )
     first = page.locator("#opt-variant-choices .option-name").first
