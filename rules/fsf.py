@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from rules.errors import IllegalMoveError
 from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, NORMAL, PASS, Position
-from rules.postext import castling_rights
+from rules.postext import castling_rights, castling_squares_held
 from rules.tables import MC
 from rules.variant import Variant
 
@@ -122,8 +122,9 @@ def parse_uci(pos: Position, text: str) -> int | None:
 
 
 def fen(pos: Position) -> str:
-    """The position as a FEN that Fairy-Stockfish reads for the same variant: its letters,
-    the pocket in brackets after the board, castling (and S-Chess gating) rights, the
+    """The position as a FEN that Fairy-Stockfish reads for the same variant: its letters
+    (`Q~` for a piece promoted in a game with demotion to the hand), the pocket in brackets
+    after the board, castling (and S-Chess gating) rights, the
     en-passant square only when a capture there is legal, the clocks."""
     v = pos.variant
     t = pos.t
@@ -143,6 +144,8 @@ def fen(pos: Position) -> str:
                 empty = 0
             letter = _letter(table, pos, code >> 1)
             row += letter if code & 1 else letter.upper()
+            if pos.promoted is not None and pos.promoted[geo.index(f, rank)]:
+                row += "~"  # Crazyhouse: a promoted piece, which returns to hand demoted
         if empty:
             row += str(empty)
         rows.append(row)
@@ -200,16 +203,17 @@ def _first_move_files(pos: Position) -> str:
 
 def _rights(pos: Position) -> str:
     """FEN's castling field: KQkq for standard castling, and for S-Chess also the files
-    (uppercase for White) of the first-row pieces that may still gate."""
+    (uppercase for White) of the first-row pieces that may still gate: a King's or Rook's
+    square among them only when no castling right held names it already."""
     rights = castling_rights(pos)
     if not pos.variant.reserve_in_hand:
         return rights
     geo = pos.t.geo
-    castling = pos.t.castle_squares
+    castling = castling_squares_held(pos)
     files = ["", ""]
     for color in (0, 1):
-        if not any(pos.hands[color]):
-            continue  # nothing left to gate: the files are no rights any more
+        if not any(pos.hands[color]) and not pos.variant.captures_to_hand:
+            continue  # nothing left to gate, for good: the files are no rights any more
         for sq in sorted(pos.t.gate_squares[color]):
             if pos.virgin[sq] and pos.board[sq] and sq not in castling:
                 letter = "abcdefghijklmnop"[geo.file_of(sq)]

@@ -631,12 +631,17 @@ class Position:
         piece from the hand there; castling may bring it onto the King's or the Rook's
         square. Each choice is a move of its own, beside the move without gating, and legal
         exactly when that move is: the entering piece never covers a check (as in
-        Fairy-Stockfish and the published rules)."""
+        Fairy-Stockfish and the published rules). A piece enters only where it could be
+        dropped (S-House: a Pawn captured into the hand never enters on the first row)."""
         t = self.t
         side = self.side
         virgin = self.virgin
         gates = t.gate_squares[side]
-        held = [code >> 1 for code, n in enumerate(self.hands[side]) if n]
+        held = [
+            (code >> 1, t.drop_ok[code >> 1 << 1 | side])
+            for code, n in enumerate(self.hands[side])
+            if n
+        ]
         extra: list[int] = []
         for c in out:
             o = c & 0xFF
@@ -644,14 +649,16 @@ class Position:
                 continue
             kind = (c >> KIND_SHIFT) & KIND_MASK
             if kind == NORMAL:
-                extra.extend(c | g << GATE_SHIFT for g in held)
+                extra.extend(c | g << GATE_SHIFT for g, ok in held if ok is None or ok[o])
             elif kind == CASTLE:
                 d = (c >> 8) & 0xFF
                 rf, rt = self._castling_rook(c)
                 if o not in (d, rt):
-                    extra.extend(c | g << GATE_SHIFT for g in held)
+                    extra.extend(c | g << GATE_SHIFT for g, ok in held if ok is None or ok[o])
                 if rf in gates and virgin[rf] and rf not in (d, rt):
-                    extra.extend(c | g << GATE_SHIFT | GATE_ROOK for g in held)
+                    extra.extend(
+                        c | g << GATE_SHIFT | GATE_ROOK for g, ok in held if ok is None or ok[rf]
+                    )
         out.extend(extra)
 
     def _ep_codes(self, out: list[int]) -> None:

@@ -107,6 +107,17 @@ def castling_rights(pos: Position) -> str:
     )
 
 
+def castling_squares_held(pos: Position) -> set[int]:
+    """The King and Rook squares of the castling rights still held (their gating rights in
+    S-Chess go with the KQkq letters rather than a file of their own)."""
+    return {
+        sq
+        for _letter, king, rook in _castling_letters(pos)
+        if pos.virgin[king] and pos.virgin[rook] and pos.board[king] and pos.board[rook]
+        for sq in (king, rook)
+    }
+
+
 def format_position(pos: Position) -> str:
     """The position text of `pos`."""
     v = pos.variant

@@ -47,8 +47,6 @@ class Entry:
 REGISTRY: tuple[Entry, ...] = (
     Entry("chess", "chess"),
     Entry("grand", "grand", start_depth=2),
-    Entry("docs/examples/crazyhouse.toml", "crazyhouse", games=6),
-    Entry("docs/examples/s-chess.toml", "seirawan", games=6),
     Entry("xiangqi", "xiangqi", start_depth=2),
     Entry("minixiangqi", "minixiangqi"),
     Entry("manchu", "manchu", games=4),
@@ -90,6 +88,15 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("5check", "5check", games=4, plies=(10, 80)),
     Entry("kingofthehill", "kingofthehill", games=5, plies=(10, 60)),
     Entry("racingkings", "racingkings", games=8, plies=(6, 60)),
+    Entry("shatranj", "shatranj", games=5, plies=(20, 120)),
+    Entry("courier", "courier", games=4, plies=(20, 120)),
+    Entry("shako", "shako", games=4),
+    Entry("crazyhouse", "crazyhouse", games=6),
+    Entry("capahouse", "capahouse", games=4),
+    Entry("seirawan", "seirawan", games=6),
+    Entry("shouse", "shouse", games=5),
+    Entry("loop", "loop", games=5, plies=(20, 90)),
+    Entry("chessgi", "chessgi", games=5, plies=(20, 90)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

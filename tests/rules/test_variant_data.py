@@ -28,6 +28,8 @@ CATALOGUE = {
     "losalamos", "capablanca", "gothic", "janus", "embassy", "centaur", "chancellor", "modern",
     # Fairy-Stockfish's games with rules of their own (issue 28)
     "3check", "5check", "kingofthehill", "racingkings",
+    "shatranj", "courier", "shako", "crazyhouse", "capahouse", "seirawan", "shouse", "loop",
+    "chessgi",
 }  # fmt: skip
 
 
