@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import announce, announce_tournaments, announce_variants
+from bot import announce, announce_analysis, announce_tournaments, announce_variants
 from bot.cogs import EXTENSIONS
 from bot.cogs.boards import board_view
 from bot.cogs.common import send_error
@@ -21,6 +21,7 @@ from bot.service.backups import BackupPlan, BackupService
 from bot.service.effects import EffectRegistry, EffectRunner, default_owner
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.inputs import MAX_OPTION_LENGTH, OddTextError, odd_text
+from bot.service.offload import SUGGEST_SECONDS
 from bot.service.opponent import EngineConfig, OpponentService
 from bot.service.opponent import install as install_opponent
 from bot.service.opponent import install_handler as install_engine_moves
@@ -136,6 +137,9 @@ class FairyPost(commands.AutoShardedBot):
         self.engine_config = engine or EngineConfig()
         self._opponent: OpponentService | None = None
         self._pool: SearchPool | None = None
+        self.reviews: SearchPool | None = None
+        """/analyze's own worker process (started on the first review), apart from the
+        engine's: a ten-minute review neither slows the bot nor holds up its moves."""
         self._engine_loops: list[DueLoop] = []
         self.instance = ""
         self._poll: float | None = None
@@ -188,11 +192,14 @@ class FairyPost(commands.AutoShardedBot):
         self._storage = await Storage.open(self.database, engine=STORAGE_ENGINE)
         pictures = self._pictures or RendererPictures()
         self._service = GameService(self._storage, clock=self.clock, pictures=pictures)
+        self._service.suggest_seconds = SUGGEST_SECONDS
+        self.reviews = SearchPool(1)
         registry = EffectRegistry(self._storage)
         consequences.install(registry, self._service)
         announce.install(registry, self, self._service, board_view)
         variants.install(registry)
         announce_variants.install(registry, self, self._service)
+        announce_analysis.install(registry, self, self._service)
         self._tournaments = TournamentService(self._service)
         tournaments.install(registry, self._tournaments)
         announce_tournaments.install(registry, self, self._tournaments)
@@ -337,6 +344,9 @@ class FairyPost(commands.AutoShardedBot):
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+        if self.reviews is not None:
+            self.reviews.close()
+            self.reviews = None
         await super().close()
         if self._storage is not None:
             await self._storage.close()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import logging
+import time
 from typing import Any
 
 import discord
@@ -13,11 +15,18 @@ from bot.cogs.common import Fairy, answered, defer_first, fairy, install, pictur
 from bot.service.analysis import AnalysisService
 from bot.ui.analysis import review_embed
 
+log = logging.getLogger("fairypost.analysis")
+
+ANSWER_SECONDS = 13 * 60
+"""How long after the command a review is still sent as the interaction's answer (Discord
+keeps its token 15 minutes); later, or if that fails, it is posted through the outbox."""
+
 
 class Analysis(commands.Cog):
     def __init__(self, bot: Fairy) -> None:
         self.bot = bot
-        self.service = AnalysisService(bot.service)
+        # Reviews run in the client's own review process (none in tests: a thread).
+        self.service = AnalysisService(bot.service, pool=getattr(bot, "reviews", None))
 
     @app_commands.command(
         name="analyze",
@@ -27,6 +36,7 @@ class Analysis(commands.Cog):
     async def analyze(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
         # A review takes seconds to a minute: acknowledge first.
         await defer_first(interaction)
+        asked = time.monotonic()
         me = interaction.client.user
         review = await self.service.review(
             channel_id=interaction.channel_id or 0,
@@ -35,12 +45,19 @@ class Analysis(commands.Cog):
             guild_id=interaction.guild_id,
             user_id=interaction.user.id,
         )
-        record = discord.File(
-            io.BytesIO(review.record.text.encode()), filename=review.record.filename
-        )
-        await interaction.followup.send(
-            embed=review_embed(review), files=[record, picture_file(review.graph)]
-        )
+        if time.monotonic() - asked < ANSWER_SECONDS:
+            record = discord.File(
+                io.BytesIO(review.record.text.encode()), filename=review.record.filename
+            )
+            try:
+                await interaction.followup.send(
+                    embed=review_embed(review), files=[record, picture_file(review.graph)]
+                )
+                answered(interaction)
+                return
+            except discord.HTTPException as exc:  # the token expired meanwhile (401), ...
+                log.warning("review of game %s: the answer failed (%s), posting it", game, exc)
+        await self.service.post_later(review, interaction.channel_id or 0)
         answered(interaction)
 
 

@@ -17,9 +17,11 @@ the bot's rating pool stays honest.
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime as dt
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from bot.service.describe import MAX_DESCRIPTION
 from bot.service.engine import replay
@@ -29,7 +31,10 @@ from bot.service.models import Picture, RecordFile
 from rules.record import format_record
 from rules.variant import Variant
 from search.analysis import MATE_CP, Analysis, analyze, win_chance
-from storage.models import Game
+from storage.models import Game, JsonObject, NewEffect
+
+if TYPE_CHECKING:
+    from bot.service.searchpool import SearchPool
 
 TOTAL_NODES = 1_200_000
 """The nodes one review may spend over the whole game (about half a minute on a busy
@@ -130,9 +135,54 @@ def annotated_record(text: str, analysis: Analysis) -> str:
     return "\n".join(out) + "\n"
 
 
+POST = "analysis.post"
+"""The effect posting a review in its channel: a review that outlives the interaction's
+token (15 minutes, queued behind others) is delivered through the outbox, never lost."""
+
+
+def review_payload(review: Review, channel_id: int) -> JsonObject:
+    """A review as an effect's payload (the graph's PNG in base64)."""
+    return {
+        "channel_id": channel_id,
+        "game_id": review.game_id,
+        "title": review.title,
+        "record": [review.record.filename, review.record.text],
+        "graph": [
+            base64.b64encode(review.graph.png).decode("ascii"),
+            review.graph.width,
+            review.graph.height,
+            review.graph.filename,
+            review.graph.description,
+        ],
+        "summary": list(review.summary),
+        "worst": list(review.worst),
+        "footer": review.footer,
+        "complete": review.complete,
+    }
+
+
+def review_of(payload: JsonObject) -> Review:
+    """The review an effect's payload carries (`review_payload`)."""
+    png, width, height, filename, description = payload["graph"]
+    record_name, record_text = payload["record"]
+    return Review(
+        game_id=int(payload["game_id"]),
+        title=str(payload["title"]),
+        record=RecordFile(str(record_name), str(record_text)),
+        graph=Picture(
+            base64.b64decode(str(png)), int(width), int(height), str(filename), str(description)
+        ),
+        summary=tuple(str(x) for x in payload["summary"]),
+        worst=tuple(str(x) for x in payload["worst"]),
+        footer=str(payload["footer"]),
+        complete=bool(payload["complete"]),
+    )
+
+
 class AnalysisService:
-    """`/analyze` over the game service (games, storage, pictures). `run` carries a review
-    out of the event loop (a process pool's submit); a worker thread by default."""
+    """`/analyze` over the game service (games, storage, pictures). Reviews run in `pool`
+    (worker processes of their own: a review holds the CPU for up to ten minutes and must
+    not slow the bot's replies); `run` carries one elsewhere (tests); else a worker thread."""
 
     def __init__(
         self,
@@ -140,12 +190,25 @@ class AnalysisService:
         *,
         total_nodes: int = TOTAL_NODES,
         run: Callable[[Callable[[], Analysis]], Awaitable[Analysis]] | None = None,
+        pool: SearchPool | None = None,
     ) -> None:
         self.games = games
         self.storage = games.storage
         self.total_nodes = total_nodes
         self._run = run
+        self._pool = pool
         self._queue = asyncio.Semaphore(1)
+
+    async def post_later(self, review: Review, channel_id: int) -> None:
+        """Records the review's post in `channel_id` in the outbox (`POST`): the bot's
+        effect runner posts it, once, whatever happens to the interaction or the process."""
+        effect = NewEffect(
+            POST,
+            review_payload(review, channel_id),
+            queue=f"analysis:{review.game_id}",
+            dedupe_key=None,
+        )
+        await self.storage.effects.add([effect], self.games.clock.now())
 
     async def _may_review(self, game: Game, engine_ids: Collection[int]) -> None:
         if game.ply_count == 0:
@@ -195,7 +258,11 @@ class AnalysisService:
             )
 
         async with self._queue:
-            if self._run is not None:
+            if self._pool is not None:
+                analysis = await self._pool.analyze(
+                    variant, moves, nodes_per_move=budget, total_time=SAFETY_SECONDS
+                )
+            elif self._run is not None:
                 analysis = await self._run(work)
             else:
                 analysis = await asyncio.to_thread(work)

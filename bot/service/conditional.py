@@ -23,7 +23,7 @@ nothing else shows them until a move of theirs is played.
 from __future__ import annotations
 
 import re
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -39,9 +39,10 @@ from bot.service.errors import (
 )
 from bot.service.inputs import player_text
 from bot.service.models import Suggestion, UserRef
+from bot.service.offload import off_loop, within
 from rules.errors import GameOverError, MoveError, RulesError
 from rules.game import Game as RulesGame
-from rules.game import PlayedMove
+from rules.game import LegalMove, PlayedMove
 from rules.position import Position
 from rules.record import ply_label
 from storage.conditional import MAX_BRANCHES, Branch, ConditionalPlan, ConditionalTree
@@ -58,6 +59,8 @@ MAX_LINE_CHARS = 2000
 """The longest line `/conditional add` reads (its option declares it, so the client's check
 of options allows as much)."""
 MAX_LINE_STEPS = 100
+STEP_CACHE = 256
+"""Lines being typed whose next step's moves are kept (autocomplete)."""
 """Steps in one line: 50 expected moves and 50 answers."""
 
 _MOVE_NUMBER = re.compile(r"^\d+\.+")
@@ -396,6 +399,7 @@ class ConditionalService:
         self.games = games
         self.storage = games.storage
         self.lines = limits.RateWindow(limits.CONDITIONAL_LINES_PER_MINUTE, 60)
+        self._steps: OrderedDict[tuple[int, int, str], list[LegalMove]] = OrderedDict()
 
     async def _waiting_for(
         self, channel_id: int, user_id: int, game_id: int | None, guild_id: int | None = None
@@ -433,7 +437,9 @@ class ConditionalService:
             game, color = await self._waiting_for(0, user.id, game.id)
             game = await self.games.settled(game)  # deadlines win: the opponent's clock
             rules_game = await self.games.rules(game)
-            line = check_line(rules_game, color, words)
+            # Off the loop (a line of 99 steps on 16x16 is a third of a second); the game's
+            # lock keeps its rules state still meanwhile.
+            line = await off_loop(check_line, rules_game, color, words)
             before = await self.storage.conditional.tree(game.id, user.id)
             tree = Tree(position_key(rules_game.position), before.branches)
             clash = tree.conflict(line.branches)
@@ -518,26 +524,54 @@ class ConditionalService:
             game, _ = await self._waiting_for(channel_id, user_id, game_id, guild_id)
         except (ServiceError, StorageError):
             return []
-        rules_game = await self.games.rules(game)
         cut = max(typed.rfind(c) for c in (",;\n" if re.search(r"[,;\n]", typed) else " \t"))
         head, last = typed[: cut + 1], typed[cut + 1 :]
-        trial = RulesGame(rules_game.variant, rules_game.position)
-        if head.strip():
-            try:
-                for word in split_line(head):
-                    trial.play(word)
-            except (RulesError, ServiceError):
-                return []
+        stepping = self._step_moves(game, head)
+        budget = self.games.suggest_seconds
+        if budget is None or self.games.cache.get(game.id, game.ply_count, game.revision):
+            listed: list[LegalMove] | None = await stepping
+        else:
+            listed = await within(stepping, budget)
+        if listed is None:  # a long game's first touch: the next keystroke will have them
+            return [Suggestion("Checking the line so far… keep typing", typed.strip()[:100] or "…")]
         if head and not head[-1].isspace() and head[-1] in ",;":
             head += " "
         out = []
-        for s in suggest(trial.legal_moves(), last.strip()):
+        for s in suggest(listed, last.strip()):
             value = head + s.value
             if len(value) > 100:
                 continue
             name = head + s.name
             out.append(Suggestion(name if len(name) <= 100 else "…" + name[-99:], value))
         return out
+
+    async def _step_moves(self, game: Game, head: str) -> list[LegalMove]:
+        """The legal moves after the steps `head` (empty when they do not play), played off
+        the loop and kept per game revision and line (each keystroke of the step being
+        typed reuses them instead of replaying the line)."""
+        key = (game.id, game.revision, " ".join(head.split()))
+        found = self._steps.get(key)
+        if found is not None:
+            self._steps.move_to_end(key)
+            return found
+        rules_game = await self.games.rules(game)
+        # A copy taken on the loop: the cached game may move on while the thread plays.
+        trial = RulesGame(rules_game.variant, rules_game.position)
+
+        def work() -> list[LegalMove]:
+            if head.strip():
+                try:
+                    for word in split_line(head):
+                        trial.play(word)
+                except (RulesError, ServiceError):
+                    return []
+            return trial.legal_moves()
+
+        listed = await off_loop(work)
+        self._steps[key] = listed
+        while len(self._steps) > STEP_CACHE:
+            self._steps.popitem(last=False)
+        return listed
 
     async def _view(
         self, game: Game, rules_game: RulesGame, user_id: int, branches: Sequence[Branch]

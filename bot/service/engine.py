@@ -80,6 +80,7 @@ class GameCache:
         self._size = size
         self._games: OrderedDict[int, tuple[int, RulesGame]] = OrderedDict()
         self._moves: dict[tuple[int, int], list[LegalMove]] = {}
+        self._listed: OrderedDict[int, tuple[int, list[LegalMove]]] = OrderedDict()
 
     def get(self, game_id: int, ply: int, revision: int) -> RulesGame | None:
         entry = self._games.get(game_id)
@@ -98,7 +99,25 @@ class GameCache:
 
     def drop(self, game_id: int) -> None:
         self._games.pop(game_id, None)
+        self._listed.pop(game_id, None)
         self._forget_moves(game_id)
+
+    def listed(self, game_id: int, revision: int) -> list[LegalMove] | None:
+        """The legal moves listed for a game at `revision` (`keep_listed`), if any: a
+        revision changes with every move and takeback, so an old list is never returned."""
+        entry = self._listed.get(game_id)
+        if entry is None or entry[0] != revision:
+            return None
+        self._listed.move_to_end(game_id)
+        return entry[1]
+
+    def keep_listed(self, game_id: int, revision: int, moves: list[LegalMove]) -> None:
+        """Keeps the moves listed at `revision` (one list per game, as many games as the
+        cache holds), whether or not the game itself is cached."""
+        self._listed[game_id] = (revision, moves)
+        self._listed.move_to_end(game_id)
+        while len(self._listed) > self._size:
+            self._listed.popitem(last=False)
 
     def legal_moves(self, game_id: int, game: RulesGame) -> list[LegalMove]:
         """The legal moves with their notation, in the order a player scans them

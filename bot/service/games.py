@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.service import limits
@@ -21,6 +21,7 @@ from bot.service.describe import MAX_DESCRIPTION, describe_replay, describe_scen
 from bot.service.engine import (
     GameCache,
     replay,
+    scan_order,
     storage_outcome,
     suggest,
     variant_info,
@@ -50,9 +51,11 @@ from bot.service.models import (
     Suggestion,
     UserRef,
 )
+from bot.service.offload import off_loop, within
 from bot.service.pictures import Pictures
 from bot.service.ratings import RatingService
 from bot.service.variants import VariantService
+from rules import ENGINE_VERSION
 from rules.errors import RulesError
 from rules.game import Game as RulesGame
 from rules.game import LegalMove
@@ -91,6 +94,7 @@ from storage.models import (
 ALLOWED_DAYS = (1, 2, 3, 5, 7, 10, 14)
 RECENT_MOVES = 6
 RECENT_LISTED = 20
+
 """Finished games /games lists."""
 
 
@@ -114,6 +118,10 @@ class GameService:
         self.cache = GameCache(cache_size)
         # Weak: a game's lock lives while someone holds or awaits it, so the map stays as small
         # as the games being changed right now instead of growing by one per game forever.
+        self.suggest_seconds: float | None = None
+        """How long autocomplete waits for the moves of a game not in memory (the bot sets
+        `offload.SUGGEST_SECONDS`); None: as long as they take (tests, tools)."""
+        self._listing: dict[tuple[int, int], asyncio.Task[list[LegalMove]]] = {}
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # ------------------------------------------------------------------ people
@@ -338,7 +346,7 @@ class GameService:
             # Someone (another process) acted between our two reads.
             raise GameMovedOnError(game.id, game.ply_count, current.ply_count)
         variant = await self.variants.for_game(current)
-        rebuilt = await asyncio.to_thread(replay, variant, [m.coordinate for m in moves])
+        rebuilt = await off_loop(replay, variant, [m.coordinate for m in moves])
         self.cache.put(game.id, rebuilt, game.revision)
         return rebuilt
 
@@ -527,7 +535,7 @@ class GameService:
         await self._check_turn(game, user_id)
         game = await self._settled(game)
         rules_game = await self._rules(game)
-        return game, rules_game, self.cache.legal_moves(game.id, rules_game)
+        return game, rules_game, await self.listed_moves(game)
 
     async def suggest_moves(
         self,
@@ -545,8 +553,59 @@ class GameService:
             return []
         if not game.is_active or game.color_of(user_id) is not game.turn:
             return []
-        rules_game = await self._rules(game)
-        return suggest(self.cache.legal_moves(game.id, rules_game), typed)
+        listing = self.listed_moves(game)
+        cold = self.cache.get(game.id, game.ply_count, game.revision) is None
+        if self.suggest_seconds is None or not cold:
+            listed: list[LegalMove] | None = await listing
+        else:
+            listed = await within(listing, self.suggest_seconds)
+        if listed is None:
+            # A long game touched for the first time: its moves are still being listed
+            # (off the loop); autocomplete cannot wait, the next keystroke will have them.
+            label = f"Listing the moves of game #{game.id}… keep typing"
+            return [Suggestion(label, "".join(typed.split())[:100] or "…")]
+        return suggest(listed, typed)
+
+    async def listed_moves(self, game: Game) -> list[LegalMove]:
+        """The legal moves of `game` with their notation in scan order, for autocomplete,
+        computed off the loop once per revision. A game not in the cache is read from its
+        stored position text rather than replayed (a 400-ply 16x16 game replays in about a
+        second); a position alone may offer a move that a repetition rule forbids, which
+        /move then refuses with its reason."""
+        found = self.cache.listed(game.id, game.revision)
+        if found is not None:
+            return found
+        key = (game.id, game.revision)
+        task = self._listing.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._list_moves(game))
+            self._listing[key] = task
+            task.add_done_callback(lambda _: self._listing.pop(key, None))
+        return await asyncio.shield(task)
+
+    async def _list_moves(self, game: Game) -> list[LegalMove]:
+        cached = self.cache.get(game.id, game.ply_count, game.revision)
+        variant = await self.variants.for_game(game)
+        work: Callable[[], list[LegalMove]]
+        if cached is not None:
+            # A copy, taken here on the loop: the cached game may move on meanwhile.
+            work = RulesGame(cached.variant, cached.position).legal_moves
+        elif game.engine_version == ENGINE_VERSION and game.position_text:
+            text = game.position_text
+
+            def work() -> list[LegalMove]:  # no replay: the stored position is enough
+                return RulesGame.from_position_text(variant, text).legal_moves()
+
+        else:
+            moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
+
+            def work() -> list[LegalMove]:
+                return replay(variant, moves).legal_moves()
+
+        names = [p.name for p in variant.pieces]
+        listed = await off_loop(lambda: scan_order(work(), names))
+        self.cache.keep_listed(game.id, game.revision, listed)
+        return listed
 
     async def board(
         self,
@@ -589,9 +648,9 @@ class GameService:
         planning = game.is_active and piece.color != pos.side
         if planning:
             ahead = RulesGame(rules_game.variant, pos.planning_copy(piece.color))
-            legal = ahead.legal_moves()
+            legal = await off_loop(ahead.legal_moves)
         else:
-            legal = self.cache.legal_moves(game.id, rules_game)
+            legal = await self.listed_moves(game)
         moves = sorted(
             (
                 m
@@ -732,7 +791,7 @@ class GameService:
             moves = await self.storage.games.moves(game.id)
             keep = [m.coordinate for m in moves[: max(0, len(moves) - request.plies)]]
             variant = await self.variants.for_game(game)
-            rebuilt = await asyncio.to_thread(replay, variant, keep)
+            rebuilt = await off_loop(replay, variant, keep)
             self.cache.drop(game.id)
             updated = await self.storage.takebacks.accept(
                 request_id, user.id, rebuilt.position_text, self.clock.now()
@@ -916,7 +975,7 @@ class GameService:
             rules_game = replay(variant, moves)
             return pictures.replay(rules_game, result=result, title=title)
 
-        animation = await asyncio.to_thread(draw)
+        animation = await off_loop(draw)
         words = describe_replay(f"game #{game.id}, {title}", animation.plies, result)
         return replace(animation, description=words)
 
@@ -946,7 +1005,7 @@ class GameService:
         if not 0 <= ply <= len(moves):
             return None
         variant = await self.variants.for_game(game)
-        rules_game = await asyncio.to_thread(replay, variant, [m.coordinate for m in moves[:ply]])
+        rules_game = await off_loop(replay, variant, [m.coordinate for m in moves[:ply]])
         return await self._view(game, rules_game, perspective=rules_game.side_to_move)
 
     async def _view(

@@ -37,6 +37,7 @@ from typing import cast
 
 from rules.game import Game as RulesGame
 from rules.variant import Variant
+from search.analysis import Analysis, analyze
 from search.play import accepts_draw, best_move
 from search.tt import TranspositionTable
 
@@ -141,6 +142,18 @@ def _search(job: SearchJob, stop_file: str) -> SearchAnswer | None:
     )
 
 
+def _analyze(
+    variant: Variant, moves: tuple[str, ...], nodes_per_move: int, total_time: float
+) -> Analysis:
+    """A review (/analyze) in a worker: the game replayed and every position searched."""
+    return analyze(
+        RulesGame.replay_variant(variant, moves),
+        nodes_per_move=nodes_per_move,
+        movetime_per_move=None,
+        total_time=total_time,
+    )
+
+
 def _ready() -> bool:
     return True
 
@@ -213,6 +226,14 @@ class SearchPool:
         """Whether the engine takes a draw here (its evaluation says dead level or worse)."""
         future = self._submit(_accepts_draw, variant, tuple(moves), engine_color)
         return bool(await asyncio.wrap_future(future))
+
+    async def analyze(
+        self, variant: Variant, moves: Sequence[str], *, nodes_per_move: int, total_time: float
+    ) -> Analysis:
+        """A review of the game `moves`, in a worker process (the bot's process only waits):
+        `search.analysis.analyze` with these budgets."""
+        future = self._submit(_analyze, variant, tuple(moves), nodes_per_move, total_time)
+        return cast(Analysis, await asyncio.wrap_future(future))
 
     async def warm(self) -> None:
         """Starts the workers now rather than on the first search (which otherwise waits

@@ -7,7 +7,10 @@ all its versions: ratings and leaderboards gather by it) and the digest of the d
 `for_game(game)` and `for_challenge(challenge)` load the definition a game pinned, so editing
 or deleting the variant never changes a game in progress, a finished game's record or its
 replay. Definitions are untrusted text: `define` validates them (`rules.variant`,
-`rules.sanity`) in a worker thread, one at a time.
+`rules.sanity`) in a worker thread, one at a time. Everything here that costs CPU (loading
+a definition, piece values, rules summaries) runs off the event loop (`offload`), and a
+server's loaded variants are kept by digest, so their piece values and move tables are
+computed once, not at every /variant show.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from bot.service.models import (
     VariantFile,
     VariantInfo,
 )
+from bot.service.offload import off_loop
 from rules.errors import UnknownVariantError, VariantError
 from rules.sanity import sanity_check
 from rules.summary import new_pieces
@@ -102,6 +106,7 @@ class VariantService:
         self.storage = storage
         self.clock = clock
         self._texts: OrderedDict[str, str] = OrderedDict()
+        self._loaded: OrderedDict[tuple[str, tuple[str, ...]], Variant] = OrderedDict()
         self._cache_size = cache_size
         self._defining = asyncio.Lock()  # one validation at a time: bounded CPU for everyone
         self._definitions = limits.RateWindow(limits.VARIANT_DEFINITIONS_PER_HOUR, 3600)
@@ -172,6 +177,13 @@ class VariantService:
         )
 
     async def _load(self, digest: str, options: list[str]) -> Variant:
+        """A server's variant by its definition's digest: one object per definition and
+        options (the piece values and move tables cached on it are computed once)."""
+        key = (digest, tuple(options))
+        loaded = self._loaded.get(key)
+        if loaded is not None:
+            self._loaded.move_to_end(key)
+            return loaded
         text = self._texts.get(digest)
         if text is None:
             found = await self.storage.variants.definition(digest)
@@ -182,7 +194,11 @@ class VariantService:
             while len(self._texts) > self._cache_size:
                 self._texts.popitem(last=False)
         self._texts.move_to_end(digest)
-        return await asyncio.to_thread(load_definition, text, options)
+        loaded = await off_loop(load_definition, text, options)
+        self._loaded[key] = loaded
+        while len(self._loaded) > self._cache_size:
+            self._loaded.popitem(last=False)
+        return loaded
 
     async def name_of_key(self, key: str) -> str:
         """A variant's name from its storage key (ratings, leaderboards)."""
@@ -224,14 +240,14 @@ class VariantService:
 
     async def rules_view(self, guild_id: int | None, text: str) -> RulesView:
         found = await self.resolve(guild_id, text)
-        # In a thread: the piece values of a large variant take a moment the first time.
-        return await asyncio.to_thread(rules_view, found.variant, found.own)
+        # Off the loop: the piece values of a large variant take a second the first time.
+        return await off_loop(rules_view, found.variant, found.own)
 
     async def piece_info(
         self, guild_id: int | None, variant_text: str, piece_text: str
     ) -> tuple[Variant, PieceInfo]:
         found = await self.resolve(guild_id, variant_text)
-        return found.variant, piece_info(found.variant, piece_text)
+        return found.variant, await off_loop(piece_info, found.variant, piece_text)
 
     async def piece_suggestions(
         self, guild_id: int | None, variant_text: str, typed: str
@@ -277,7 +293,7 @@ class VariantService:
                 "`python -m rules check` checks a file on your own computer, as the bot does."
             )
         async with self._defining:
-            variant, report = await asyncio.to_thread(_validate, text, source)
+            variant, report = await off_loop(_validate, text, source)
         current = await self.storage.variants.get(guild_id, variant.id)
         replacing = current is not None and not current.deleted
         if current is not None and replacing:
@@ -309,7 +325,8 @@ class VariantService:
         if current is not None and own.version == current.version:
             raise UnchangedVariantError(own)  # the same file, defined a moment before
         self._texts[digest] = text
-        return _defined(variant, own, report, current.version if current and replacing else 0)
+        replaced = current.version if current and replacing else 0
+        return await off_loop(_defined, variant, own, report, replaced)
 
     async def announcement(self, guild_id: int, variant_id: str, version: int) -> DefinedVariant:
         """A version of a server's variant as its announcement shows it (the variant's
@@ -324,11 +341,11 @@ class VariantService:
         digest = versions[version].digest
         own = replace(found, version=version, digest=digest, deleted_at=None)
         variant = await self._load(digest, [])
-        return _defined(variant, own, (), version - 1)
+        return await off_loop(_defined, variant, own, (), version - 1)
 
     async def show(self, guild_id: int, text: str) -> RulesView:
         own = await self._own_or_refuse(guild_id, text)
-        return rules_view(await self._load(own.digest, []), own)
+        return await off_loop(rules_view, await self._load(own.digest, []), own)
 
     async def export(self, guild_id: int, text: str) -> VariantFile:
         own = await self._own_or_refuse(guild_id, text)

@@ -109,3 +109,27 @@ def test_evaluations_read_from_white_side() -> None:
     assert eval_text(65) == "+0.65"
     assert eval_text(-210) == "−2.10"
     assert eval_text(MATE_CP) == "White mates" and eval_text(-MATE_CP) == "Black mates"
+
+
+async def test_a_review_runs_in_a_worker_process_and_can_be_posted_through_the_outbox(
+    games: GameService,
+) -> None:
+    """The review's search runs in another process (the bot's own only waits for it); a
+    review that outlives the interaction is recorded in the outbox and reads back whole."""
+    from bot.service.analysis import POST, review_of
+
+    await start_game(games, "chess", thread=THREAD)
+    await play_all(games, BLUNDER_GAME)
+    pool = SearchPool(1)
+    try:
+        review = await AnalysisService(games, total_nodes=80_000, pool=pool).review(
+            channel_id=THREAD
+        )
+        assert pool._executor is not None  # the work went to the pool's process
+    finally:
+        pool.close()
+    assert "3... Ng8-f6??" in review.record.text
+    await AnalysisService(games).post_later(review, THREAD)
+    (effect,) = await games.storage.effects.find(kind=POST)
+    assert effect.payload["channel_id"] == THREAD
+    assert review_of(effect.payload) == review
