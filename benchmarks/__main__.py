@@ -31,6 +31,7 @@ MODULES = (
     "match",
     "variants",
     "opponent",
+    "responsive",
 )
 COLUMNS = ("section", "entry", "Fairy Post", "peer", "peer value", "ratio", "goal")
 
