@@ -1,5 +1,5 @@
-"""`python -m rules`: check a variant file, perft, legal moves, game-record replay and
-position display.
+"""`python -m rules`: check a variant file, perft, legal moves, game-record replay,
+position display, and Fairy-Stockfish's variants.ini in (`convert`) and out (`export-ini`).
 
     python -m rules check my-variant.toml
     python -m rules perft chess 4
@@ -8,6 +8,8 @@ position display.
     python -m rules replay ../shared/games/patchanka.txt
     python -m rules replay fairypost-12-mine.txt --definition mine.toml
     python -m rules show grand --moves e3e5
+    python -m rules convert variants.ini --section makhouse
+    python -m rules export-ini grand
 
 Variants are named by id (`heavy-shako`), by name (`"Heavy Shako"`), with options
 appended by `+` (`patricia+fixed-king`), or by the path of a definition file
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from rules.errors import GameRecordError, RulesError
 from rules.game import game_after
+from rules.ini import convert_ini, convert_section, export_ini
 from rules.notation import coordinates, format_code, square_label
 from rules.perft import divide, perft
 from rules.postext import piece_token
@@ -131,6 +134,39 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    """Fairy-Stockfish's variants.ini sections as Fairy Post TOML (one section, or all)."""
+    path = Path(args.file)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        print(f"cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as exc:
+        print(f"{path}: not UTF-8 text (byte {exc.start + 1})", file=sys.stderr)
+        return 1
+    if args.section:
+        print(convert_section(text, args.section, source=path.name), end="")
+        return 0
+    failed = 0
+    items = convert_ini(text, source=path.name)
+    for i, item in enumerate(items):
+        if item.error is not None:
+            failed += 1
+            print(f"error: {item.error}", file=sys.stderr)
+            continue
+        if i:
+            print()
+        print(item.toml, end="")
+    return 2 if failed else 0
+
+
+def cmd_export_ini(args: argparse.Namespace) -> int:
+    """A variant as a variants.ini section Fairy-Stockfish plays the same way."""
+    print(export_ini(load_variant_argument(args.variant)), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m rules", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -162,6 +198,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="print the board and its position text")
     with_variant(p)
     p.set_defaults(func=cmd_show)
+    p = sub.add_parser("convert", help="print Fairy-Stockfish variants.ini sections as TOML")
+    p.add_argument("file", help="a variants.ini file")
+    p.add_argument("--section", metavar="NAME", help="only this section (default: all)")
+    p.set_defaults(func=cmd_convert)
+    p = sub.add_parser(
+        "export-ini", help="print a variant as a Fairy-Stockfish variants.ini section"
+    )
+    p.add_argument("variant", help="variant id or name, or FILE.toml")
+    p.set_defaults(func=cmd_export_ini)
     return parser
 
 

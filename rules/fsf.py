@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from rules.betza import Kind
 from rules.errors import IllegalMoveError
 from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, NORMAL, PASS, Position
 from rules.postext import castling_rights, castling_squares_held
@@ -79,6 +80,10 @@ def format_uci(pos: Position, c: int, table: Mapping[str, str] | None = None) ->
         # S-Chess: castling with the piece entering the Rook's square is written from it.
         rook = pos._castling_rook(c)[0]
         return f"{geo.name(rook)}{geo.name(o)}{_letter(table, pos, gate)}"
+    if kind == CASTLE and not gate and _king_could_step(pos, o, d):
+        # Fairy-Stockfish writes castling as the King taking its Rook when the King's own
+        # step to the same square would read the same (a King on d1 castling to c1).
+        return f"{geo.name(o)}{geo.name(pos._castling_rook(c)[0])}"
     text = f"{geo.name(o)}{geo.name(d)}"
     promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
     if promo:
@@ -93,6 +98,28 @@ def format_uci(pos: Position, c: int, table: Mapping[str, str] | None = None) ->
     if gate:
         text += _letter(table, pos, gate)
     return text
+
+
+def _king_could_step(pos: Position, o: int, d: int) -> bool:
+    """Whether the piece on `o` moves to `d` by its own movement on an empty board (what
+    Fairy-Stockfish's pseudo-legality test sees for the square a castling King goes to)."""
+    geo = pos.t.geo
+    piece = pos.variant.piece(pos.t.type_ids[pos.board[o] >> 1])
+    dx = geo.file_of(d) - geo.file_of(o)
+    dy = (d // geo.files) - (o // geo.files)
+    if pos.side:
+        dx, dy = -dx, -dy
+    for comp in piece.components:
+        if not comp.move:
+            continue
+        if comp.kind in (Kind.LEAP, Kind.LAME) and (dx, dy) in comp.vectors:
+            return True
+        if comp.kind is Kind.RIDE:
+            for vx, vy in comp.vectors:
+                for n in range(1, (comp.range or 16) + 1):
+                    if (vx * n, vy * n) == (dx, dy):
+                        return True
+    return False
 
 
 def marks_promotion(variant: Variant) -> bool:

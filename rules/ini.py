@@ -1,0 +1,2022 @@
+"""Fairy-Stockfish's `variants.ini`, in and out.
+
+The variant world shares one file format: the sections of Fairy-Stockfish's `variants.ini`
+(`[name]` or `[child:parent]`, then `key = value` lines). `convert_ini` reads such a text
+as Fairy-Stockfish 0.0.90 (pyffish) does and writes each section as the Fairy Post TOML
+of the same game; `export_ini` writes a Fairy Post variant as a section Fairy-Stockfish
+loads and plays the same way.
+
+Reading follows Fairy-Stockfish's parser: lines before the first section are ignored, a line
+starting with `#` or `;` is a comment, the last of two equal keys wins, a section may inherit
+from a section above it or from a Fairy-Stockfish built-in game that Fairy Post plays under
+the same id (its export is the parent), piece slots are applied in Fairy-Stockfish's order
+and a letter given twice replaces the first piece. Every option is either mapped to the
+Fairy Post model or refused by name with the reason; display options (`pieceToCharTable`,
+`pocketSize`, `variantTemplate`, piece values) are listed in the output as having no effect
+on the rules. Nothing is silently dropped. Movement is compared, not copied: a piece's Betza
+text is read as Fairy-Stockfish reads it into a set of moves, Fairy Post Betza is written for
+that set and read back, and a piece whose moves differ is refused.
+
+The text is a stranger's file: it is bounded in size, sections, keys and line length
+before anything is built, and every TOML text produced is loaded by `load_definition`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from rules.betza import ATOMS, Component, Kind, parse_betza
+from rules.errors import BetzaError, RulesError, VariantError
+from rules.variant import Variant, load_variant, variant_ids
+
+MAX_INI_BYTES = 32 * 1024
+MAX_SECTIONS = 40
+MAX_KEYS = 200
+MAX_LINE = 400
+FILE_LETTERS = "abcdefghijklmnop"
+
+# ---------------------------------------------------------------------------------------
+# Fairy-Stockfish's pieces and Betza reading (piece.cpp of 0.0.90)
+
+PREDEFINED: tuple[tuple[str, str], ...] = (
+    ("pawn", "fmWfceF"),
+    ("knight", "N"),
+    ("bishop", "B"),
+    ("rook", "R"),
+    ("queen", "Q"),
+    ("fers", "F"),
+    ("alfil", "A"),
+    ("fersAlfil", "FA"),
+    ("silver", "FfW"),
+    ("aiwok", "RNF"),
+    ("bers", "RF"),
+    ("archbishop", "BN"),
+    ("chancellor", "RN"),
+    ("amazon", "QN"),
+    ("knibis", "mNcB"),
+    ("biskni", "mBcN"),
+    ("kniroo", "mNcR"),
+    ("rookni", "mRcN"),
+    ("shogiPawn", "fW"),
+    ("lance", "fR"),
+    ("shogiKnight", "fN"),
+    ("gold", "WfF"),
+    ("dragonHorse", "BW"),
+    ("clobber", "cW"),
+    ("breakthrough", "fmWfF"),
+    ("immobile", ""),
+    ("cannon", "mRcpR"),
+    ("janggiCannon", "pR"),
+    ("soldier", "fsW"),
+    ("horse", "nN"),
+    ("elephant", "nA"),
+    ("janggiElephant", "nZ"),
+    ("banner", "RcpRnN"),
+    ("wazir", "W"),
+    ("commoner", "K"),
+    ("centaur", "KN"),
+)
+"""Fairy-Stockfish's predefined piece names and movement, in its piece-type order."""
+CUSTOM_SLOTS = tuple(f"customPiece{i}" for i in range(1, 26))
+SLOT_ORDER = (*(name for name, _ in PREDEFINED), *CUSTOM_SLOTS, "king")
+PREDEFINED_BETZA = dict(PREDEFINED)
+SPECIAL_PIECES = {
+    "janggiCannon": "the Janggi Cannon (it may not hop over or take another Cannon)",
+    "janggiElephant": "the Janggi Elephant",
+    "soldier": "the Xiangqi Soldier (its sideways step comes with soldierPromotionRank)",
+    "banner": "Manchu's Banner",
+    "clobber": "Clobber's stone",
+    "breakthrough": "Breakthrough's stone",
+}
+"""Predefined pieces whose behaviour Fairy-Stockfish builds in beyond their Betza text."""
+CATALOGUE_IDS = {
+    "pawn": "pawn",
+    "knight": "knight",
+    "bishop": "bishop",
+    "rook": "rook",
+    "queen": "queen",
+    "king": "king",
+    "fers": "fers",
+    "alfil": "alfil",
+    "fersAlfil": "elephant",
+    "silver": "silver",
+    "bers": "dragon-king",
+    "archbishop": "cardinal",
+    "chancellor": "marshal",
+    "amazon": "amazon",
+    "shogiPawn": "shogi-pawn",
+    "lance": "lance",
+    "shogiKnight": "shogi-knight",
+    "gold": "gold",
+    "dragonHorse": "dragon-horse",
+    "cannon": "cannon",
+    "wazir": "wazir",
+    "commoner": "man",
+    "centaur": "centaur",
+}
+"""Fairy-Stockfish's piece names -> the Fairy Post catalogue's ids for the same piece."""
+
+_LEAPERS = {
+    "W": ((1, 0),),
+    "F": ((1, 1),),
+    "D": ((2, 0),),
+    "N": ((2, 1),),
+    "A": ((2, 2),),
+    "H": ((3, 0),),
+    "L": ((3, 1),),
+    "C": ((3, 1),),
+    "J": ((3, 2),),
+    "Z": ((3, 2),),
+    "G": ((3, 3),),
+    "K": ((1, 0), (1, 1)),
+}
+_RIDERS = {"R": ((1, 0),), "B": ((1, 1),), "Q": ((1, 0), (1, 1))}
+_VERTICALS = "fbvh"
+_HORIZONTALS = "rlsh"
+_DIRECTION_TESTS: tuple[tuple[Callable[[int, int], tuple[int, int]], tuple[str, ...]], ...] = (
+    # (dy, dx) as functions of the atom (first, second), and the direction pairs selecting it
+    (lambda a, b: (a, b), ("ff", "vv", "rf", "rv", "fh", "rh", "hr")),
+    (lambda a, b: (-a, -b), ("bb", "vv", "lb", "lv", "bh", "lh", "hr")),
+    (lambda a, b: (-b, a), ("rr", "ss", "br", "bs", "bh", "rh", "hr")),
+    (lambda a, b: (b, -a), ("ll", "ss", "fl", "fs", "fh", "lh", "hr")),
+    (lambda a, b: (b, a), ("rr", "ss", "fr", "fs", "fh", "rh", "hl")),
+    (lambda a, b: (-b, -a), ("ll", "ss", "bl", "bs", "bh", "lh", "hl")),
+    (lambda a, b: (-a, b), ("bb", "vv", "rb", "rv", "bh", "rh", "hl")),
+    (lambda a, b: (a, -b), ("ff", "vv", "lf", "lv", "fh", "lh", "hl")),
+)
+
+Move = tuple[str, bool, bool, tuple[int, int], int]
+"""One move of a piece: (kind: leap, lame, ride or hop; initial only; a capture (else a
+quiet move); the vector (x, y) for White; the range of a ride, 0 for none)."""
+
+
+class IniRefusal(VariantError):
+    """A section, or one of its options, that Fairy Post cannot play or write."""
+
+
+def fsf_moves(betza: str) -> tuple[frozenset[Move], bool, str]:
+    """Fairy-Stockfish's reading of a Betza string (piece.cpp's from_betza): its moves,
+    whether it takes en passant (`e`), and the characters it skips without meaning ("" when
+    none)."""
+    out: dict[tuple[str, bool, bool, tuple[int, int]], int] = {}
+    modalities: list[bool] = []
+    hopper = rider = lame = initial = False
+    distance = 0
+    directions: list[str] = []
+    skipped = ""
+    ep = False
+    i = 0
+    while i < len(betza):
+        c = betza[i]
+        if c in "mc":
+            modalities.append(c == "c")
+        elif c in "pg":
+            hopper = True
+            if c == "g":
+                distance = 1
+        elif c == "n":
+            lame = True
+        elif c == "i":
+            initial = True
+        elif c in _VERTICALS or c in _HORIZONTALS:
+            if i + 1 < len(betza):
+                c2 = betza[i + 1]
+                if (
+                    c2 == c
+                    or (c in _VERTICALS and c2 in _HORIZONTALS)
+                    or (c in _HORIZONTALS and c2 in _VERTICALS)
+                ):
+                    directions.append(c + c2)
+                    i += 2
+                    continue
+            directions.append(c + c)
+        elif c in _LEAPERS or c in _RIDERS:
+            atoms = _RIDERS[c] if c in _RIDERS else _LEAPERS[c]
+            rider = rider or c in _RIDERS
+            if i + 1 < len(betza) and (betza[i + 1].isdigit() or betza[i + 1] == c):
+                rider = True
+                if betza[i + 1].isdigit():
+                    distance = int(betza[i + 1])
+                i += 1
+            if not rider and lame:
+                distance = -1
+            mods = modalities or [False, True]
+            for first, second in atoms:
+                dirs: list[str] = []
+                for s in directions:
+                    if len(atoms) == 1 and second == 0 and s[0] != s[1]:
+                        dirs += [s[0] * 2, s[1] * 2]
+                    else:
+                        dirs.append(s)
+                kind = "hop" if hopper else "ride" if rider else "step"
+                for capture in mods:
+                    for turn, selectors in _DIRECTION_TESTS:
+                        if not dirs or any(d in selectors for d in dirs):
+                            dy, dx = turn(first, second)
+                            out[(kind, initial, capture, (dx, dy))] = distance
+            modalities = []
+            directions = []
+            hopper = rider = lame = initial = False
+            distance = 0
+        elif c == "e":
+            ep = True
+        elif not c.isspace():
+            skipped += c
+        i += 1
+    moves = set()
+    for (kind, initial, capture, vector), dist in out.items():
+        if kind == "step":
+            moves.add(("lame" if dist < 0 else "leap", initial, capture, vector, 0))
+        elif kind == "ride":
+            moves.add(("ride", initial, capture, vector, dist))
+        else:
+            moves.add(("hop" if dist == 0 else "grasshop", initial, capture, vector, dist))
+    return frozenset(moves), ep, skipped
+
+
+_KIND_NAMES = {Kind.LEAP: "leap", Kind.LAME: "lame", Kind.RIDE: "ride", Kind.HOP: "hop"}
+
+
+def our_moves(components: Iterable[Component]) -> frozenset[Move] | None:
+    """The same set for Fairy Post components (None when a component is of a kind
+    Fairy-Stockfish's Betza cannot write: bent, paths, ...)."""
+    moves: set[Move] = set()
+    for c in components:
+        kind = _KIND_NAMES.get(c.kind)
+        if kind is None:
+            return None
+        for v in c.vectors:
+            # A lame step of one square has nothing to jump: it is a plain leap.
+            k = "leap" if kind == "lame" and max(abs(v[0]), abs(v[1])) == 1 else kind
+            span = c.range or 0
+            if kind == "ride" and span and max(abs(v[0]), abs(v[1])) * span > 15:
+                span = 0
+            for capture, allowed in ((False, c.move), (True, c.capture)):
+                if allowed:
+                    moves.add((k, c.initial, capture, v, span if kind == "ride" else 0))
+    return frozenset(moves)
+
+
+def _normal(moves: frozenset[Move]) -> frozenset[Move]:
+    """Lame one-square steps are leaps (Fairy-Stockfish's `nW` is `W`)."""
+    return frozenset(
+        ("leap" if k == "lame" and max(abs(v[0]), abs(v[1])) == 1 else k, i, c, v, r)
+        for k, i, c, v, r in moves
+    )
+
+
+def _base(v: tuple[int, int]) -> tuple[int, int]:
+    a, b = abs(v[0]), abs(v[1])
+    return (max(a, b), min(a, b))
+
+
+_ATOM_OF = {vec: letter for letter, vec in ATOMS.items()}
+_MOD_CANDIDATES = ("", *"fblrsv", *(a + b for a in "fblrsv" for b in "fblrsv"))
+
+
+def _atom_text(base: tuple[int, int], kind: str, span: int) -> str:
+    atom = _ATOM_OF.get((base[0], base[1])) or _ATOM_OF.get((base[1], base[0]))
+    if atom is None:
+        atom = f"({base[0]},{base[1]})"
+    if kind in ("ride", "hop") and not span and atom in ("W", "F"):
+        return "R" if atom == "W" else "B"
+    if kind in ("ride", "hop"):
+        if kind == "ride" and span:
+            return f"{atom}{span}" if atom[0] != "(" else f"{atom}{atom}"
+        return atom * 2 if atom[0] != "(" else atom + atom
+    return atom
+
+
+def _selectable(mods: str, atom: str) -> frozenset[tuple[int, int]] | None:
+    try:
+        comps = parse_betza(mods + atom)
+    except BetzaError:
+        return None
+    return frozenset(v for c in comps for v in c.vectors)
+
+
+def betza_for(moves: frozenset[Move]) -> str | None:
+    """Fairy Post Betza for exactly `moves`, or None when none is found."""
+    groups: dict[tuple[str, bool, bool, bool, int, tuple[int, int]], set[tuple[int, int]]] = {}
+    by_move: dict[tuple[str, bool, tuple[int, int], int], set[bool]] = {}
+    for kind, initial, capture, v, span in moves:
+        by_move.setdefault((kind, initial, v, span), set()).add(capture)
+    for (kind, initial, v, span), captures in by_move.items():
+        move, capture = False in captures, True in captures
+        groups.setdefault((kind, initial, move, capture, span, _base(v)), set()).add(v)
+    parts: list[str] = []
+    for (kind, initial, move, capture, span, base), vectors in sorted(groups.items()):
+        atom = _atom_text(base, kind, span)
+        prefix = ("i" if initial else "") + ("" if move and capture else "m" if move else "c")
+        prefix += "n" if kind == "lame" else "p" if kind == "hop" else ""
+        if kind == "ride" and span and atom.endswith(atom[:1] * 2):
+            return None  # a limited ride of a free leap has no short form
+        need = set(vectors)
+        while need:
+            best: frozenset[tuple[int, int]] = frozenset()
+            best_mods = ""
+            for mods in _MOD_CANDIDATES:
+                got = _selectable(mods, atom)
+                if got and got <= vectors and len(got & need) > len(best & need):
+                    best, best_mods = got, mods
+            if not best:
+                return None
+            need -= best
+            parts.append(prefix + best_mods + atom)
+    text = " ".join(parts)
+    try:
+        back = our_moves(parse_betza(text)) if text else frozenset()
+    except BetzaError:
+        return None
+    return text if back == _normal(moves) else None
+
+
+_FSF_MOD_CANDIDATES = (
+    "",
+    *dict.fromkeys([*"fblrvs", *(a + b for a in "fblrvsh" for b in "fblrvsh")]),
+)
+
+
+def fsf_betza_for(moves: frozenset[Move]) -> str | None:
+    """Fairy-Stockfish Betza for exactly `moves` (as its from_betza reads it), or None."""
+    groups: dict[tuple[str, bool, bool, bool, int, tuple[int, int]], set[tuple[int, int]]] = {}
+    by_move: dict[tuple[str, bool, tuple[int, int], int], set[bool]] = {}
+    for kind, initial, capture, v, span in moves:
+        by_move.setdefault((kind, initial, v, span), set()).add(capture)
+    for (kind, initial, v, span), captures in by_move.items():
+        move, capture = False in captures, True in captures
+        groups.setdefault((kind, initial, move, capture, span, _base(v)), set()).add(v)
+    parts: list[str] = []
+    for (kind, initial, move, capture, span, base), vectors in sorted(groups.items()):
+        letters = {(1, 0): "W", (1, 1): "F", (2, 0): "D", (2, 1): "N", (2, 2): "A"}
+        letters |= {(3, 0): "H", (3, 1): "C", (3, 2): "Z", (3, 3): "G"}
+        atom = letters.get(base)
+        if atom is None:
+            return None
+        if kind == "ride":
+            if span > 9:
+                return None
+            atom = {"W": "R", "F": "B"}.get(atom, atom + atom) if not span else atom + str(span)
+        elif kind == "hop":
+            atom = {"W": "R", "F": "B"}.get(atom, "")
+            if not atom:
+                return None
+        prefix = ("i" if initial else "") + ("" if move and capture else "m" if move else "c")
+        prefix += "n" if kind == "lame" else "p" if kind == "hop" else ""
+        need = set(vectors)
+        while need:
+            best: frozenset[tuple[int, int]] = frozenset()
+            best_mods = ""
+            for mods in _FSF_MOD_CANDIDATES:
+                got = frozenset(v for _, _, _, v, _ in fsf_moves("m" + mods + atom)[0])
+                if got and got <= vectors and len(got & need) > len(best & need):
+                    best, best_mods = got, mods
+            if not best:
+                return None
+            need -= best
+            parts.append(prefix + best_mods + atom)
+    text = "".join(parts)
+    return text if _normal(fsf_moves(text)[0]) == _normal(moves) else None
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the file
+
+
+@dataclass
+class Section:
+    name: str
+    parent: str
+    keys: dict[str, str]
+    lines: dict[str, int]
+    line: int
+
+
+def read_sections(text: str, source: str = "variants.ini") -> list[Section]:
+    """The sections of a variants.ini text, read as Fairy-Stockfish reads them, bounded."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_INI_BYTES:
+        raise VariantError(
+            source, "", f"{size:,} bytes; a variants.ini file may be at most {MAX_INI_BYTES:,}"
+        )
+    if "\x00" in text:
+        raise VariantError(source, "", "the file contains a NUL character; it is not a text file")
+    sections: list[Section] = []
+    current: Section | None = None
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if len(line) > MAX_LINE:
+            raise VariantError(source, "", f"line {number} is longer than {MAX_LINE} characters")
+        if line.startswith("["):
+            header = line[1:].split("]", 1)[0]
+            name, _, parent = header.partition(":")
+            if len(sections) >= MAX_SECTIONS:
+                raise VariantError(source, "", f"more than {MAX_SECTIONS} sections")
+            current = Section(name, parent, {}, {}, number)
+            sections.append(current)
+            continue
+        if current is None or not line or line[0] in ";#":
+            continue
+        key, eq, value = line.partition("=")
+        if not eq:
+            raise VariantError(
+                source,
+                f"[{current.name}]",
+                f"line {number} is not 'key = value': {line.strip()[:60]!r}",
+                line=number,
+            )
+        key = key.rstrip(" ")
+        if not key:
+            continue
+        if len(current.keys) >= MAX_KEYS:
+            raise VariantError(source, f"[{current.name}]", f"more than {MAX_KEYS} options")
+        current.keys[key] = value.lstrip()
+        current.lines[key] = number
+    return sections
+
+
+# ---------------------------------------------------------------------------------------
+# The state of a variant as Fairy-Stockfish builds it
+
+
+@dataclass
+class Slot:
+    letter: str  # lowercase
+    betza: str  # custom pieces and a custom King; "" for the predefined movement
+
+
+@dataclass
+class Config:
+    """A variant as Fairy-Stockfish holds it: pieces by slot, options as written (piece
+    sets resolved to slots when they are read, as Fairy-Stockfish does), and where each
+    option came from for messages."""
+
+    pieces: dict[str, Slot] = field(default_factory=dict)
+    options: dict[str, str] = field(default_factory=dict)
+    sets: dict[str, frozenset[str]] = field(default_factory=dict)
+    origin: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+
+    def copy(self) -> Config:
+        return Config(
+            {k: Slot(s.letter, s.betza) for k, s in self.pieces.items()},
+            dict(self.options),
+            dict(self.sets),
+            dict(self.origin),
+        )
+
+    def slot_of(self, letter: str) -> str | None:
+        for name, slot in self.pieces.items():
+            if slot.letter == letter.lower():
+                return name
+        return None
+
+
+SET_BASES = (
+    "promotionPawnTypes",
+    "promotionPieceTypes",
+    "enPassantTypes",
+    "castlingKingPiece",
+    "castlingRookPieces",
+    "nMoveRuleTypes",
+    "flagPiece",
+    "extinctionPieceTypes",
+    "dropNoDoubled",
+    "mustDropType",
+    "blastImmuneTypes",
+    "mutuallyImmuneTypes",
+    "petrifyOnCaptureTypes",
+    "connectPieceTypes",
+)
+SET_ALIASES = {
+    "pawnTypes": ("promotionPawnTypes", "enPassantTypes", "nMoveRuleTypes"),
+    "castlingRookPiece": ("castlingRookPieces",),
+}
+"""Aliases that set other piece sets, as Fairy-Stockfish's parser does."""
+SET_DEFAULTS = {
+    "promotionPawnTypes": frozenset({"pawn"}),
+    "enPassantTypes": frozenset({"pawn"}),
+    "castlingKingPiece": frozenset({"king"}),
+    "castlingRookPieces": frozenset({"rook"}),
+    "nMoveRuleTypes": frozenset({"pawn"}),
+    "flagPiece": frozenset({"*"}),
+}
+
+
+def _set_key(key: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+    """The piece sets (and colours) a key writes, or None when it is no piece-set key."""
+    colors: tuple[int, ...] = (0, 1)
+    base = key
+    if key.endswith(("White", "Black")):
+        base, colors = key[:-5], ((0,) if key.endswith("White") else (1,))
+    if base in SET_ALIASES:
+        return SET_ALIASES[base], colors
+    if base in SET_BASES:
+        return (base,), colors
+    return None
+
+
+def _resolve_set(value: str, config: Config) -> frozenset[str] | None:
+    """A piece set as Fairy-Stockfish reads it: letters until one is unknown (`-` ends it
+    quietly), `*` for every piece; None when a letter is unknown."""
+    out: set[str] = set()
+    for ch in value.replace(" ", ""):
+        if ch == "*":
+            out.add("*")
+            continue
+        slot = config.slot_of(ch)
+        if slot is None:
+            return frozenset(out) if ch == "-" else None
+        out.add(slot)
+    return frozenset(out)
+
+
+def piece_set(config: Config, base: str, color: int) -> frozenset[str]:
+    return config.sets.get(f"{base}/{color}", SET_DEFAULTS.get(base, frozenset()))
+
+
+def default_config() -> Config:
+    """Fairy-Stockfish's template for a section without a parent: chess's rules, no
+    pieces, no promotion choices."""
+    config = Config()
+    for color in (0, 1):
+        config.sets[f"promotionPieceTypes/{color}"] = frozenset()
+    return config
+
+
+CHESS_INI = """[chess]
+pawn = p
+knight = n
+bishop = b
+rook = r
+queen = q
+king = k
+promotionPieceTypes = qrbn
+"""
+"""Fairy-Stockfish's chess: its template with the six pieces."""
+
+
+def apply_section(base: Config, section: Section, source: str) -> Config:
+    """`section`'s keys over `base`, in Fairy-Stockfish's order: the board size, the pieces
+    in piece-type order (a letter given again replaces the piece that had it), then every
+    other option, piece sets read with the letters as they now are."""
+    config = base.copy()
+    keys = section.keys
+    for key in ("maxRank", "maxFile"):
+        if key in keys:
+            config.options[key] = keys[key]
+            config.origin[key] = (section.name, section.lines[key])
+
+    def remove(slot: str) -> None:
+        config.pieces.pop(slot, None)
+        for color in (0, 1):
+            name = f"promotionPieceTypes/{color}"
+            if name in config.sets:
+                config.sets[name] = config.sets[name] - {slot}
+
+    for slot in SLOT_ORDER:
+        value = keys.get(slot)
+        if not value:
+            continue
+        line = section.lines[slot]
+        if value[0].isalpha():
+            other = config.slot_of(value[0])
+            if other is not None:
+                remove(other)
+            custom = slot in CUSTOM_SLOTS or slot == "king"
+            if slot in CUSTOM_SLOTS and len(value) < 2:
+                raise IniRefusal(
+                    source,
+                    f"[{section.name}] {slot}",
+                    "a custom piece needs its movement after its letter: customPiece1 = a:BN",
+                    line=line,
+                )
+            betza = value[2:] if custom and len(value) > 1 else ""
+            config.pieces[slot] = Slot(value[0].lower(), betza)
+            config.origin[slot] = (section.name, line)
+            if "e" in betza:
+                for color in (0, 1):
+                    config.sets[f"enPassantTypes/{color}"] = piece_set(
+                        config, "enPassantTypes", color
+                    ) | {slot}
+        else:
+            remove(slot)
+    for key, value in keys.items():
+        if key in SLOT_ORDER or key in ("maxRank", "maxFile"):
+            continue
+        where = (section.name, section.lines[key])
+        target = _set_key(key)
+        if target is None:
+            config.options[key] = value
+            config.origin[key] = where
+            continue
+        members = _resolve_set(value, config)
+        if members is None:
+            raise IniRefusal(
+                source,
+                f"[{section.name}] {key}",
+                f"{value.strip()!r} names a letter that no piece of this section has",
+                line=where[1],
+            )
+        bases, colors = target
+        for base_name in bases:
+            for color in colors:
+                config.sets[f"{base_name}/{color}"] = members
+                config.origin[f"{base_name}/{color}"] = where
+    return config
+
+
+# ---------------------------------------------------------------------------------------
+# Option values as Fairy-Stockfish reads them
+
+BOOL_DEFAULTS = {
+    "chess960": False,
+    "twoBoards": False,
+    "sittuyinPromotion": False,
+    "piecePromotionOnCapture": False,
+    "mandatoryPawnPromotion": True,
+    "mandatoryPiecePromotion": False,
+    "pieceDemotion": False,
+    "blastOnCapture": False,
+    "petrifyBlastPieces": False,
+    "doubleStep": True,
+    "castling": True,
+    "castlingDroppedPiece": False,
+    "oppositeCastling": False,
+    "checking": True,
+    "dropChecks": True,
+    "mustCapture": False,
+    "mustDrop": False,
+    "pieceDrops": False,
+    "dropLoop": False,
+    "capturesToHand": False,
+    "firstRankPawnDrops": False,
+    "promotionZonePawnDrops": False,
+    "sittuyinRookDrop": False,
+    "dropOppositeColoredBishop": False,
+    "dropPromoted": False,
+    "immobilityIllegal": False,
+    "gating": False,
+    "wallOrMove": False,
+    "seirawanGating": False,
+    "cambodianMoves": False,
+    "pass": False,
+    "passWhite": False,
+    "passBlack": False,
+    "passOnStalemate": False,
+    "passOnStalemateWhite": False,
+    "passOnStalemateBlack": False,
+    "makpongRule": False,
+    "flyingGeneral": False,
+    "nFoldValueAbsolute": False,
+    "perpetualCheckIllegal": False,
+    "moveRepetitionIllegal": False,
+    "stalematePieceCount": False,
+    "shogiPawnDropMateIllegal": False,
+    "shatarMateRule": False,
+    "bikjangRule": False,
+    "extinctionClaim": False,
+    "extinctionPseudoRoyal": False,
+    "dupleCheck": False,
+    "flagPieceBlockedWin": False,
+    "flagMove": False,
+    "flagPieceSafe": False,
+    "checkCounting": False,
+    "connectHorizontal": True,
+    "connectVertical": True,
+    "connectDiagonal": True,
+    "adjudicateFullBoard": False,
+    "dropOnTop": False,
+}
+INT_DEFAULTS = {
+    "nMoveRule": 50,
+    "nFoldRule": 3,
+    "dropNoDoubledCount": 1,
+    "extinctionPieceCount": 0,
+    "extinctionOpponentPieceCount": 0,
+    "flagPieceCount": 1,
+    "connectN": 0,
+    "connectNxN": 0,
+    "collinearN": 0,
+    "pocketSize": 0,
+}
+WORD_DEFAULTS = {
+    "nFoldValue": "draw",
+    "stalemateValue": "draw",
+    "checkmateValue": "loss",
+    "extinctionValue": "none",
+    "connectValue": "win",
+    "materialCounting": "none",
+    "countingRule": "none",
+    "chasingRule": "none",
+    "enclosingDrop": "none",
+    "flipEnclosedPieces": "none",
+    "wallingRule": "none",
+    "castlingWins": "-",
+}
+FILE_DEFAULTS = {
+    "castlingKingsideFile": 6,
+    "castlingQueensideFile": 2,
+    "castlingKingFile": 4,
+    "castlingRookKingsideFile": 11,
+    "castlingRookQueensideFile": 0,
+}
+RANK_DEFAULTS = {"castlingRank": 1, "soldierPromotionRank": 1}
+REGION_KEYS = (
+    "promotionRegionWhite",
+    "promotionRegionBlack",
+    "doubleStepRegionWhite",
+    "doubleStepRegionBlack",
+    "tripleStepRegionWhite",
+    "tripleStepRegionBlack",
+    "enPassantRegion",
+    "enPassantRegionWhite",
+    "enPassantRegionBlack",
+    "dropRegionWhite",
+    "dropRegionBlack",
+    "whiteDropRegion",
+    "blackDropRegion",
+    "flagRegion",
+    "flagRegionWhite",
+    "flagRegionBlack",
+    "whiteFlag",
+    "blackFlag",
+    "diagonalLines",
+    "enclosingDropStart",
+    "wallingRegion",
+    "wallingRegionWhite",
+    "wallingRegionBlack",
+    "connectRegion1White",
+    "connectRegion2White",
+    "connectRegion1Black",
+    "connectRegion2Black",
+)
+DISPLAY_KEYS = ("variantTemplate", "pieceToCharTable", "pocketSize", "pieceValueMg", "pieceValueEg")
+"""Options for the engine's evaluation and XBoard's pictures: no effect on the rules."""
+
+REFUSED: dict[str, str] = {
+    "chess960": "random starting arrays with Chess960 castling",
+    "twoBoards": "partner play on two boards (Bughouse)",
+    "sittuyinPromotion": "Sittuyin's promotion (a Pawn turning into a General in place)",
+    "blastOnCapture": "exploding captures (Atomic)",
+    "petrifyBlastPieces": "exploding captures (Atomic)",
+    "castlingDroppedPiece": "castling with a dropped King or Rook",
+    "oppositeCastling": "castling only to the wing the opponent did not use",
+    "checking": "a game in which giving check is not allowed",
+    "dropChecks": "drops that may not give check",
+    "mustCapture": "compulsory captures (Antichess)",
+    "mustDrop": "compulsory drops",
+    "sittuyinRookDrop": "Sittuyin's setup drops",
+    "dropOppositeColoredBishop": "Placement's Bishop drops",
+    "gating": "gating as Fairy-Stockfish writes it in the castling field (S-Chess)",
+    "seirawanGating": "S-Chess gating from the hand",
+    "wallOrMove": "walls placed on the board (Duck chess, Atlantis)",
+    "cambodianMoves": "Cambodian's special first moves",
+    "pass": "passing",
+    "passWhite": "passing",
+    "passBlack": "passing",
+    "passOnStalemate": "passing when stalemated",
+    "passOnStalemateWhite": "passing when stalemated",
+    "passOnStalemateBlack": "passing when stalemated",
+    "makpongRule": "Makpong's King, which may not step out of check",
+    "moveRepetitionIllegal": "the ban on moving one piece back and forth",
+    "stalematePieceCount": "a stalemate decided by the material on the board",
+    "shatarMateRule": "Shatar's mating rules",
+    "bikjangRule": "Janggi's bikjang",
+    "extinctionClaim": "extinction (losing when a kind of piece is gone)",
+    "extinctionPseudoRoyal": "pseudo-royal pieces (extinction)",
+    "dupleCheck": "pseudo-royal pieces (extinction)",
+    "flagPieceBlockedWin": "a flag region filled by several pieces",
+    "flagMove": "one more move after a piece reaches the flag region (Racing Kings)",
+    "flagPieceSafe": "a flag region that must be reached safely",
+    "checkCounting": "winning by giving a number of checks (n-check)",
+    "connectHorizontal": "connecting pieces in a row (a connection game)",
+    "connectVertical": "connecting pieces in a row (a connection game)",
+    "connectDiagonal": "connecting pieces in a row (a connection game)",
+    "adjudicateFullBoard": "material counting when the board is full (Reversi)",
+    "dropOnTop": "drops on top of other pieces (Connect Four)",
+    "extinctionPieceCount": "extinction (losing when a kind of piece is gone)",
+    "extinctionOpponentPieceCount": "extinction (losing when a kind of piece is gone)",
+    "flagPieceCount": "a flag region to be filled by several pieces",
+    "connectN": "connecting pieces in a row (a connection game)",
+    "connectNxN": "connecting pieces in a square (a connection game)",
+    "collinearN": "pieces on one line (a connection game)",
+    "checkmateValue": "a checkmate that does not lose (Misère)",
+    "extinctionValue": "extinction (losing when a kind of piece is gone)",
+    "connectValue": "connecting pieces in a row (a connection game)",
+    "materialCounting": "adjudication by counting material",
+    "countingRule": "Makruk's counting rules (Fairy Post's [rules.counting] is not converted)",
+    "chasingRule": "Xiangqi's chasing rule (Fairy Post's [rules.chasing] is not converted)",
+    "enclosingDrop": "drops that must enclose pieces (Reversi, Ataxx)",
+    "flipEnclosedPieces": "flipping enclosed pieces (Reversi, Ataxx)",
+    "wallingRule": "walls placed on the board (Duck chess, Amazons)",
+    "castlingWins": "winning by castling",
+    "tripleStepRegionWhite": "a Pawn's triple step",
+    "tripleStepRegionBlack": "a Pawn's triple step",
+    "diagonalLines": "Janggi's palace diagonals",
+    "enclosingDropStart": "drops that must enclose pieces (Reversi)",
+    "wallingRegion": "walls placed on the board (Duck chess, Amazons)",
+    "wallingRegionWhite": "walls placed on the board (Duck chess, Amazons)",
+    "wallingRegionBlack": "walls placed on the board (Duck chess, Amazons)",
+    "connectRegion1White": "connecting two edges (a connection game)",
+    "connectRegion2White": "connecting two edges (a connection game)",
+    "connectRegion1Black": "connecting two edges (a connection game)",
+    "connectRegion2Black": "connecting two edges (a connection game)",
+    "soldierPromotionRank": "the Xiangqi Soldier's sideways step",
+    "promotionLimit": "a limit on how many pieces of a kind promotion may make",
+    "promotedPieceType": "promotion of pieces other than Pawns (Shogi style)",
+    "piecePromotionOnCapture": "promotion of pieces other than Pawns (Shogi style)",
+    "mandatoryPiecePromotion": "promotion of pieces other than Pawns (Shogi style)",
+    "pieceDemotion": "promotion of pieces other than Pawns (Shogi style)",
+    "dropPromoted": "promotion of pieces other than Pawns (Shogi style)",
+}
+"""Options Fairy Post does not convert, by the mechanism they switch on; refused only when
+a section gives them a value other than Fairy-Stockfish's default."""
+SET_REFUSED = {
+    "extinctionPieceTypes": "extinction (losing when a kind of piece is gone)",
+    "mustDropType": "compulsory drops",
+    "blastImmuneTypes": "exploding captures (Atomic)",
+    "mutuallyImmuneTypes": "exploding captures (Atomic)",
+    "petrifyOnCaptureTypes": "petrifying captures",
+    "connectPieceTypes": "connecting pieces in a row (a connection game)",
+}
+CONNECTION_GAME = ("connectN", "connectNxN", "collinearN", "connectRegion1White")
+MAPPED = frozenset(
+    {
+        "maxRank",
+        "maxFile",
+        "startFen",
+        "promotionRegionWhite",
+        "promotionRegionBlack",
+        "promotionRank",
+        "mandatoryPawnPromotion",
+        "doubleStep",
+        "doubleStepRegionWhite",
+        "doubleStepRegionBlack",
+        "doubleStepRank",
+        "doubleStepRankMin",
+        "enPassantRegion",
+        "enPassantRegionWhite",
+        "enPassantRegionBlack",
+        "castling",
+        "castlingKingsideFile",
+        "castlingQueensideFile",
+        "castlingRank",
+        "castlingKingFile",
+        "castlingRookKingsideFile",
+        "castlingRookQueensideFile",
+        "pieceDrops",
+        "capturesToHand",
+        "dropLoop",
+        "firstRankPawnDrops",
+        "promotionZonePawnDrops",
+        "dropRegionWhite",
+        "dropRegionBlack",
+        "whiteDropRegion",
+        "blackDropRegion",
+        "dropNoDoubledCount",
+        "immobilityIllegal",
+        "flyingGeneral",
+        "nMoveRule",
+        "nFoldRule",
+        "nFoldValue",
+        "nFoldValueAbsolute",
+        "perpetualCheckIllegal",
+        "stalemateValue",
+        "shogiPawnDropMateIllegal",
+        "flagRegion",
+        "flagRegionWhite",
+        "flagRegionBlack",
+        "whiteFlag",
+        "blackFlag",
+    }
+)
+
+
+def _bool(config: Config, key: str, source: str) -> bool:
+    value = config.options.get(key)
+    if value is None:
+        return BOOL_DEFAULTS[key]
+    word = value.strip()
+    if word not in ("true", "false"):
+        _refuse(config, key, source, f"{value.strip()!r} is not true or false")
+    return word == "true"
+
+
+def _int(config: Config, key: str, source: str) -> int:
+    value = config.options.get(key)
+    if value is None:
+        return INT_DEFAULTS[key]
+    m = re.match(r"\s*([+-]?\d{1,6})", value)
+    if m is None:
+        _refuse(config, key, source, f"{value.strip()!r} is not a whole number")
+    return int(m.group(1))
+
+
+def _word(config: Config, key: str) -> str:
+    value = config.options.get(key)
+    return WORD_DEFAULTS[key] if value is None else value.strip()
+
+
+def _file(config: Config, key: str, source: str) -> int:
+    value = config.options.get(key)
+    if value is None:
+        return FILE_DEFAULTS[key]
+    v = value.strip()
+    m = re.match(r"(\d{1,2})", v)
+    if m is not None:
+        index = int(m.group(1)) - 1
+    elif v and v[0].isalpha():
+        index = ord(v[0]) - ord("a")
+    else:
+        index = -1
+    if not 0 <= index <= 11:
+        _refuse(config, key, source, f"{v!r} is not a file from a to l (or 1 to 12)")
+    return index
+
+
+def _rank(config: Config, key: str, source: str) -> int:
+    value = config.options.get(key)
+    if value is None:
+        return RANK_DEFAULTS[key] - 1
+    m = re.match(r"\s*(\d{1,2})", value)
+    if m is None or not 1 <= int(m.group(1)) <= 10:
+        _refuse(config, key, source, f"{value.strip()!r} is not a rank from 1 to 10")
+    return int(m.group(1)) - 1
+
+
+def _refuse(config: Config, key: str, source: str, reason: str) -> NoReturn:
+    section, line = config.origin.get(key, ("", None))
+    label = f"[{section}] {key}" if section else key
+    raise IniRefusal(source, label, reason, line=line)
+
+
+Square = tuple[int, int]
+
+
+def _region(
+    config: Config, key: str, source: str, files: int, ranks: int
+) -> frozenset[Square] | None:
+    """A Bitboard option (`*1 *2 e4 a*`) as squares on the board; None when not given.
+    Squares beyond the board are dropped, as they are off Fairy-Stockfish's board too."""
+    value = config.options.get(key)
+    if value is None:
+        return None
+    out: set[Square] = set()
+    for token in value.split():
+        if token == "-":
+            break
+        if token.endswith("*") and len(token) == 2 and token[0].isalpha():
+            f = ord(token[0].lower()) - ord("a")
+            out.update((f, r) for r in range(ranks))
+        elif token.startswith("*") and token[1:].isdigit():
+            r = int(token[1:]) - 1
+            out.update((f, r) for f in range(files))
+        elif re.fullmatch(r"[a-lA-L]\d{1,2}", token):
+            out.add((ord(token[0].lower()) - ord("a"), int(token[1:]) - 1))
+        else:
+            _refuse(config, key, source, f"{token!r} is not a square, '*N' or 'f*'")
+    return frozenset((f, r) for f, r in out if f < files and r < ranks)
+
+
+def _rank_rows(squares: frozenset[Square], files: int, ranks: int, color: int) -> list[int] | None:
+    """Whole ranks as rows counted from `color`'s side, or None when not whole ranks."""
+    rows = sorted({r for _, r in squares})
+    if len(squares) != len(rows) * files:
+        return None
+    return sorted((r + 1) if color == 0 else (ranks - r) for r in rows)
+
+
+def _square_name(sq: Square) -> str:
+    return f"{FILE_LETTERS[sq[0]]}{sq[1] + 1}"
+
+
+def _squares_text(squares: Iterable[Square]) -> str:
+    return " ".join(_square_name(s) for s in sorted(squares, key=lambda s: (s[1], s[0])))
+
+
+# ---------------------------------------------------------------------------------------
+# The start position
+
+
+@dataclass
+class Start:
+    board: dict[Square, tuple[str, int]]  # square -> (slot, colour)
+    castling: str
+    side: str
+
+
+def _start(config: Config, source: str, files: int, ranks: int) -> Start:
+    fen = config.options.get("startFen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    fields = fen.split()
+    if not fields:
+        _refuse(config, "startFen", source, "empty")
+    board_text = fields[0]
+    pocket = ""
+    if "[" in board_text:
+        board_text, _, rest = board_text.partition("[")
+        pocket = rest.rstrip("]")
+    if pocket.strip("-"):
+        _refuse(
+            config,
+            "startFen",
+            source,
+            f"pieces in hand at the start ([{pocket}]): Fairy Post's hands start empty",
+        )
+    rows = board_text.split("/")
+    if len(rows) != ranks:
+        _refuse(config, "startFen", source, f"{len(rows)} ranks, but the board has {ranks}")
+    board: dict[Square, tuple[str, int]] = {}
+    for i, row in enumerate(rows):
+        rank = ranks - 1 - i
+        f = 0
+        for token in re.findall(r"\d+|.", row):
+            if token.isdigit():
+                f += int(token)
+                continue
+            if token == "*":
+                _refuse(config, "startFen", source, "wall squares ('*'): every square is playable")
+            if token in "+~":
+                _refuse(
+                    config, "startFen", source, f"{token!r}: promoted pieces in the start position"
+                )
+            slot = config.slot_of(token) if token.isalpha() else None
+            if slot is None:
+                _refuse(config, "startFen", source, f"{token!r} is not the letter of a piece")
+            if f >= files:
+                _refuse(config, "startFen", source, f"rank {rank + 1} is wider than {files} files")
+            assert slot is not None
+            board[(f, rank)] = (slot, 0 if token.isupper() else 1)
+            f += 1
+        if f != files:
+            _refuse(config, "startFen", source, f"rank {rank + 1} has {f} files, the board {files}")
+    side = fields[1] if len(fields) > 1 else "w"
+    if side != "w":
+        _refuse(config, "startFen", source, "Black moving first")
+    castling = fields[2] if len(fields) > 2 else "-"
+    if len(fields) > 3 and "+" in " ".join(fields[3:]):
+        _refuse(config, "startFen", source, "check counts (n-check)")
+    if castling and not re.fullmatch(r"-|[KQkqA-La-l]+", castling):
+        if "+" in castling:
+            _refuse(config, "startFen", source, "check counts (n-check)")
+        castling = "-"  # Fairy-Stockfish reads a missing castling field as none
+    return Start(board, castling, side)
+
+
+# ---------------------------------------------------------------------------------------
+# A configuration as Fairy Post TOML
+
+
+def _kebab(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_toml(v)}" for k, v in value.items()) + " }"
+    raise TypeError(value)
+
+
+def _key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def variant_id(name: str) -> str:
+    """A section's name as a Fairy Post id: lowercase, '-' for anything else, starting with
+    a letter (`3check-crazyhouse` becomes `fsf-3check-crazyhouse`)."""
+    text = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-") or "variant"
+    if not text[0].isalpha():
+        text = "fsf-" + text
+    return text[:32].rstrip("-")
+
+
+def _check_options(config: Config, source: str) -> list[str]:
+    """Refuse what is not converted; return the display options present."""
+    display = []
+    for key in config.options:
+        if key in DISPLAY_KEYS:
+            display.append(key)
+            continue
+        if key.startswith("mobilityRegion"):
+            continue
+        if key in MAPPED:
+            continue
+        if key in REFUSED:
+            value = config.options[key].strip()
+            default: object
+            if key in BOOL_DEFAULTS:
+                default = "true" if BOOL_DEFAULTS[key] else "false"
+            elif key in INT_DEFAULTS:
+                default = str(INT_DEFAULTS[key])
+                value = re.sub(r"\D.*$", "", value)
+            elif key in WORD_DEFAULTS:
+                default = WORD_DEFAULTS[key]
+            elif key in RANK_DEFAULTS:
+                default = str(RANK_DEFAULTS[key])
+            else:
+                default = ""
+            if key in REGION_KEYS and value in ("", "-"):
+                continue
+            if value != default:
+                what = REFUSED[key]
+                tail = (
+                    "is not a chess rule Fairy Post plays"
+                    if key in CONNECTION_GAME
+                    else ("is not something Fairy Post plays")
+                )
+                _refuse(config, key, source, f"{key} ({what}) {tail}")
+            continue
+        _refuse(config, key, source, f"{key} is not an option Fairy-Stockfish 0.0.90 reads")
+    for set_key, members in config.sets.items():
+        base = set_key.split("/")[0]
+        if base in SET_REFUSED and members:
+            _refuse(
+                config,
+                set_key,
+                source,
+                f"{base} ({SET_REFUSED[base]}) is not something Fairy Post plays",
+            )
+    return display
+
+
+@dataclass
+class Piece:
+    slot: str
+    id: str
+    letter: str
+    moves: frozenset[Move]
+    ep: bool
+    entry: dict[str, object]
+
+
+def convert_config(name: str, config: Config, source: str, label: str = "") -> str:
+    """The Fairy Post TOML of one section's configuration (IniRefusal when some of it
+    cannot be played or written)."""
+    display = _check_options(config, source)
+    ranks = _rank(config, "maxRank", source) + 1 if "maxRank" in config.options else 8
+    if "maxFile" in config.options:
+        files = _file(config, "maxFile", source) + 1
+    else:
+        files = 8
+    if ranks < 3 or files < 3:
+        _refuse(
+            config,
+            "maxRank" if ranks < 3 else "maxFile",
+            source,
+            f"a board of {files}x{ranks}: Fairy Post's boards run from 3x3 to 16x16",
+        )
+    start = _start(config, source, files, ranks)
+    pieces = _pieces(config, source, start, files, ranks)
+    by_slot = {p.slot: p for p in pieces}
+    rules: dict[str, object] = {}
+    regions: dict[str, object] = {}
+
+    # Where pieces may go (mobilityRegion<Color><Piece>)
+    unused = []
+    every = frozenset((f, r) for f in range(files) for r in range(ranks))
+    for p in pieces:
+        cap = p.slot[0].upper() + p.slot[1:]
+        areas = [
+            _region(config, f"mobilityRegion{color}{cap}", source, files, ranks)
+            for color in ("White", "Black")
+        ]
+        if areas[0] is None and areas[1] is None:
+            continue
+        white_area, black_area = (every if a is None else a for a in areas)
+        area = f"{p.id}-area"
+        regions[area] = {"white": _squares_text(white_area), "black": _squares_text(black_area)}
+        p.entry["region"] = area
+    known = {
+        f"mobilityRegion{c}{p.slot[0].upper()}{p.slot[1:]}"
+        for p in pieces
+        for c in ("White", "Black")
+    }
+    unused = sorted(k for k in config.options if k.startswith("mobilityRegion") and k not in known)
+    display += unused
+
+    # Drops
+    drops = _bool(config, "pieceDrops", source)
+    to_hand = _bool(config, "capturesToHand", source)
+    if to_hand and not drops:
+        _refuse(config, "capturesToHand", source, "captured pieces held but never dropped")
+    if drops and to_hand:
+        rules["captures-to-hand"] = True
+        if not _bool(config, "dropLoop", source):
+            rules["demote-to-hand"] = True
+        white = _region(config, "dropRegionWhite", source, files, ranks)
+        white = _region(config, "whiteDropRegion", source, files, ranks) if white is None else white
+        black = _region(config, "dropRegionBlack", source, files, ranks)
+        black = _region(config, "blackDropRegion", source, files, ranks) if black is None else black
+        if (white or every) != every or (black or every) != every:
+            regions["drop"] = {
+                "white": _squares_text(white or every),
+                "black": _squares_text(black or every),
+            }
+            rules["drop-region"] = "drop"
+        nodouble = piece_set(config, "dropNoDoubled", 0)
+        for slot in nodouble:
+            if slot in by_slot:
+                count = _int(config, "dropNoDoubledCount", source)
+                if count == 1:
+                    by_slot[slot].entry["drop-one-per-file"] = True
+                elif count == 0:
+                    by_slot[slot].entry["no-drop-rows"] = list(range(1, ranks + 1))
+                else:
+                    _refuse(
+                        config, "dropNoDoubledCount", source, "more than one of a kind per file"
+                    )
+        if "pawn" in by_slot:
+            rows = set()
+            if not _bool(config, "firstRankPawnDrops", source):
+                rows.add(1)
+            if not _bool(config, "promotionZonePawnDrops", source) and "promotion" in (
+                by_slot["pawn"].entry
+            ):
+                rows.update(_promotion_rows(config, source, files, ranks)[0])
+            if rows and "no-drop-rows" not in by_slot["pawn"].entry:
+                by_slot["pawn"].entry["no-drop-rows"] = sorted(rows)
+        if _bool(config, "immobilityIllegal", source):
+            rules["immobility-illegal"] = True
+    elif _bool(config, "immobilityIllegal", source):
+        rules["immobility-illegal"] = True
+
+    # Game end
+    rules["move-rule"] = max(0, _int(config, "nMoveRule", source))
+    fold = _int(config, "nFoldRule", source)
+    if fold < 2:
+        _refuse(
+            config,
+            "nFoldRule",
+            source,
+            f"nFoldRule = {fold} (no repetition rule): Fairy Post always ends a game by repetition",
+        )
+    rules["repetition"] = fold
+    value = _word(config, "nFoldValue")
+    absolute = _bool(config, "nFoldValueAbsolute", source)
+    results = {
+        ("draw", False): "draw",
+        ("draw", True): "draw",
+        ("loss", False): "repeater-wins",
+        ("win", False): "repeater-loses",
+        ("loss", True): "white-loses",
+        ("win", True): "black-loses",
+    }
+    if (value, absolute) not in results:
+        _refuse(config, "nFoldValue", source, f"{value!r} is not win, loss or draw")
+    if results[(value, absolute)] != "draw":
+        rules["repetition-result"] = results[(value, absolute)]
+    if _bool(config, "perpetualCheckIllegal", source):
+        rules["perpetual-check"] = "loss"
+    stalemate = _word(config, "stalemateValue")
+    if stalemate == "loss":
+        rules["stalemate"] = "loss"
+    elif stalemate != "draw":
+        _refuse(
+            config,
+            "stalemateValue",
+            source,
+            f"stalemateValue = {stalemate}: a stalemated side that wins",
+        )
+    if _bool(config, "flyingGeneral", source):
+        rules["flying-general"] = True
+    if _bool(config, "shogiPawnDropMateIllegal", source):
+        if "shogiPawn" not in by_slot:
+            _refuse(config, "shogiPawnDropMateIllegal", source, "no shogiPawn in this section")
+        by_slot["shogiPawn"].entry["drop-mate"] = "loss"
+    _goal(config, source, files, ranks, by_slot, rules)
+    _en_passant(config, source, files, ranks, pieces, start, rules)
+    castling = _castling(config, source, files, ranks, start, by_slot)
+
+    description = f"Fairy-Stockfish variants.ini section [{label or name}], converted."
+    lines = [
+        f"# Converted from Fairy-Stockfish's variants.ini, section [{label or name}].",
+    ]
+    if display:
+        lines.append(
+            "# Options without effect on the rules (display, engine, or no such piece): "
+            + ", ".join(display)
+            + "."
+        )
+    lines += [
+        f"id = {_toml(variant_id(name))}",
+        f"name = {_toml(name[:60])}",
+        f"description = {_toml(description)}",
+        f"files = {files}",
+        f"ranks = {ranks}",
+        "",
+        "[pieces]",
+    ]
+    for p in pieces:
+        entry = p.entry
+        if list(entry) == ["letter"]:
+            lines.append(f"{_key(p.id)} = {_toml(entry['letter'])}")
+        else:
+            lines.append(f"{_key(p.id)} = {_toml(entry)}")
+    symbol = "+" if any(p.letter == "P" for p in pieces) else "P"
+
+    def token(slot: str) -> str:
+        return by_slot[slot].letter or symbol
+
+    white_army = {sq: s for sq, (s, c) in start.board.items() if c == 0}
+    black_army = {sq: s for sq, (s, c) in start.board.items() if c == 1}
+    lines += ["", "[setup]"]
+    lines += _setup_lines(white_army, files, token)
+    mirrored = {(f, ranks - 1 - r): s for (f, r), s in white_army.items()}
+    if mirrored != black_army:
+        lines += ["", "[setup.black]"]
+        lines += _setup_lines(black_army, files, token, top_down=True)
+    if regions:
+        lines += ["", "[regions]"]
+        lines += [f"{_key(k)} = {_toml(v)}" for k, v in regions.items()]
+    lines += ["", "[rules]"]
+    lines += [f"{_key(k)} = {_toml(v)}" for k, v in rules.items()]
+    if castling:
+        lines += ["", "[castling]", "moves = ["]
+        lines += [f"    {_toml(m)}," for m in castling]
+        lines.append("]")
+    letters = {
+        p.id: config.pieces[p.slot].letter
+        for p in pieces
+        if (p.letter or "P").lower() != config.pieces[p.slot].letter
+    }
+    lines += ["", "[fairy-stockfish]", f"variant = {_toml(name)}"]
+    if letters:
+        lines.append(f"letters = {_toml(letters)}")
+    return "\n".join(lines) + "\n"
+
+
+def _setup_lines(
+    army: Mapping[Square, str],
+    files: int,
+    token: Callable[[str], str],
+    top_down: bool = False,
+) -> list[str]:
+    out = []
+    rank_numbers = sorted({r for _, r in army}, reverse=top_down)
+    for r in rank_numbers:
+        cells = [token(army[(f, r)]) if (f, r) in army else "." for f in range(files)]
+        out.append(f"{r + 1} = {_toml(' '.join(cells))}")
+    return out
+
+
+FSF_BUILTINS = frozenset(
+    [
+        "3check",
+        "5check",
+        "ai-wok",
+        "almost",
+        "amazon",
+        "amazons",
+        "antichess",
+        "armageddon",
+        "asean",
+        "ataxx",
+        "atomar",
+        "atomic",
+        "berolina",
+        "breakthrough",
+        "bughouse",
+        "cambodian",
+        "capablanca",
+        "capahouse",
+        "caparandom",
+        "centaur",
+        "chancellor",
+        "chaturanga",
+        "checkshogi",
+        "chess",
+        "chessgi",
+        "chigorin",
+        "clobber",
+        "clobber10",
+        "codrus",
+        "coregal",
+        "courier",
+        "crazyhouse",
+        "dobutsu",
+        "dragon",
+        "duck",
+        "embassy",
+        "euroshogi",
+        "extinction",
+        "fairy",
+        "fischerandom",
+        "flipello",
+        "flipello10",
+        "flipersi",
+        "fox-and-hounds",
+        "gardner",
+        "georgian",
+        "giveaway",
+        "gorogoro",
+        "gothic",
+        "grand",
+        "grasshopper",
+        "gustav3",
+        "hoppelpoppel",
+        "horde",
+        "isolation",
+        "isolation7x7",
+        "janggi",
+        "janggicasual",
+        "janggimodern",
+        "janggitraditional",
+        "janus",
+        "jesonmor",
+        "joust",
+        "judkins",
+        "karouk",
+        "kinglet",
+        "kingofthehill",
+        "knightmate",
+        "koedem",
+        "kyotoshogi",
+        "legan",
+        "loop",
+        "losalamos",
+        "losers",
+        "makpong",
+        "makruk",
+        "manchu",
+        "micro",
+        "mini",
+        "minishogi",
+        "minixiangqi",
+        "misere",
+        "modern",
+        "newzealand",
+        "nightrider",
+        "nocastle",
+        "nocheckatomic",
+        "normal",
+        "okisakishogi",
+        "omicron",
+        "opulent",
+        "paradigm",
+        "pawnback",
+        "pawnsideways",
+        "perfect",
+        "petrified",
+        "placement",
+        "pocketknight",
+        "raazuvaa",
+        "racingkings",
+        "seirawan",
+        "shako",
+        "shatar",
+        "shatranj",
+        "shogi",
+        "shoshogi",
+        "shouse",
+        "sittuyin",
+        "snailtrail",
+        "sortofalmost",
+        "spartan",
+        "suicide",
+        "supply",
+        "tencubed",
+        "threekings",
+        "torishogi",
+        "torpedo",
+        "troitzky",
+        "wolf",
+        "xiangqi",
+        "yarishogi",
+    ]
+)
+"""The variants built into Fairy-Stockfish 0.0.90 (pyffish): a section may inherit from
+them, and a section of the same name is ignored by Fairy-Stockfish."""
+
+
+def _catalogue_moves(piece_id: str) -> frozenset[Move] | None:
+    from rules.movement import components_from_entry
+    from rules.variant import catalogue
+
+    entry = catalogue().get(piece_id)
+    if entry is None:
+        return None
+    return our_moves(components_from_entry(entry, "rules/pieces.toml", piece_id))
+
+
+def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -> list[Piece]:
+    out: list[Piece] = []
+    used_ids: set[str] = set()
+    promoting = [
+        s
+        for s in config.pieces
+        if s in piece_set(config, "promotionPawnTypes", 0)
+        or s in piece_set(config, "promotionPawnTypes", 1)
+    ]
+    promo_rows, mandatory = (
+        _promotion_rows(config, source, files, ranks) if promoting else ([], True)
+    )
+    for slot in SLOT_ORDER:
+        if slot not in config.pieces:
+            continue
+        if slot in SPECIAL_PIECES:
+            _refuse(config, slot, source, f"{slot} is {SPECIAL_PIECES[slot]}, not converted")
+        fsf_letter = config.pieces[slot].letter
+        if slot == "king":
+            text = config.pieces[slot].betza or "K"
+        elif slot in CUSTOM_SLOTS:
+            text = config.pieces[slot].betza
+        else:
+            text = PREDEFINED_BETZA[slot]
+        moves, ep, skipped = fsf_moves(text)
+        if skipped:
+            _refuse(
+                config,
+                slot,
+                source,
+                f"Betza {text.strip()!r}: Fairy-Stockfish 0.0.90 skips {skipped!r} "
+                "(multi-leg and other extended Betza), so the piece would not move as written",
+            )
+        if any(k == "grasshop" for k, *_ in moves):
+            _refuse(
+                config,
+                slot,
+                source,
+                f"Betza {text.strip()!r}: grasshoppers (g) and hoppers with a range are not "
+                "pieces Fairy Post plays",
+            )
+        promo = [slot in piece_set(config, "promotionPawnTypes", c) for c in (0, 1)]
+        nmove = [slot in piece_set(config, "nMoveRuleTypes", c) for c in (0, 1)]
+        if promo[0] != promo[1] or nmove[0] != nmove[1]:
+            _refuse(
+                config,
+                "promotionPawnTypes" if promo[0] != promo[1] else "nMoveRuleTypes",
+                source,
+                f"{slot} is a Pawn for one side only",
+            )
+        pawnlike = slot == "pawn" or promo[0] or nmove[0]
+        letter = "" if fsf_letter == "p" and pawnlike else fsf_letter.upper()
+        if letter == "":
+            piece_id = "pawn"
+        elif slot in CUSTOM_SLOTS:
+            piece_id = f"custom-{fsf_letter}"
+        else:
+            piece_id = CATALOGUE_IDS.get(slot, _kebab(slot))
+        if piece_id in used_ids:
+            piece_id = f"{_kebab(slot)}-{fsf_letter}"
+        used_ids.add(piece_id)
+        entry: dict[str, object] = {"letter": letter}
+        if slot == "pawn":
+            entry["double-step"] = _double_step(config, source, start, slot, files, ranks, moves)
+        elif any(initial for _, initial, *_ in moves):
+            _double_step(config, source, start, slot, files, ranks, moves)
+        fsf_set = moves if slot != "pawn" else frozenset(m for m in moves if not m[1])
+        known = _catalogue_moves(piece_id) if piece_id != "pawn" or slot == "pawn" else None
+        if known is None or _normal(known) != _normal(fsf_set) or (slot == "pawn" and not nmove[0]):
+            written = betza_for(fsf_set)
+            if written is None:
+                _refuse(config, slot, source, f"Betza {text.strip()!r} has no Fairy Post form")
+            entry["pawn-moves" if nmove[0] else "betza"] = written
+            if piece_id in _catalogue_ids() and nmove[0] and piece_id != "pawn":
+                entry["betza"] = ""
+        if slot == "king":
+            entry["royal"] = True
+        if promo[0] and promo_rows:
+            entry["promotion"] = _promotion(config, source, mandatory, promo_rows)
+        out.append(Piece(slot, piece_id, letter, moves, ep, entry))
+    if "king" not in config.pieces:
+        pass  # a game without a King: Fairy Post's loader says what it needs
+    ids = {p.slot: p.id for p in out}
+    for p in out:
+        promotion = p.entry.get("promotion")
+        if isinstance(promotion, dict):
+            promotion["to"] = [ids[s] for s in promotion["to"] if s in ids]
+            if not promotion["to"]:
+                if mandatory:
+                    _refuse(
+                        config,
+                        "promotionPieceTypes",
+                        source,
+                        "a promotion region with nothing to promote to",
+                    )
+                del p.entry["promotion"]
+    return out
+
+
+def _catalogue_ids() -> frozenset[str]:
+    from rules.variant import catalogue
+
+    return frozenset(catalogue())
+
+
+def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tuple[list[int], bool]:
+    """The promotion rows (from each owner's side) and whether promotion is compulsory."""
+    if "promotionRank" in config.options:
+        _refuse(config, "promotionRank", source, "an old option: write promotionRegionWhite/Black")
+    white = _region(config, "promotionRegionWhite", source, files, ranks)
+    black = _region(config, "promotionRegionBlack", source, files, ranks)
+    if white is None:
+        white = frozenset((f, 7) for f in range(files) if ranks > 7)
+    if black is None:
+        black = frozenset((f, 0) for f in range(files))
+    rows_w = _rank_rows(white, files, ranks, 0)
+    rows_b = _rank_rows(black, files, ranks, 1)
+    if rows_w is None or rows_b is None:
+        key = "promotionRegionWhite" if rows_w is None else "promotionRegionBlack"
+        _refuse(config, key, source, "a promotion region that is not whole ranks")
+    assert rows_w is not None and rows_b is not None
+    if rows_w != rows_b:
+        _refuse(
+            config,
+            "promotionRegionWhite",
+            source,
+            f"promotion regions that differ between the sides (rows {rows_w} for White, "
+            f"{rows_b} for Black, counted from each side)",
+        )
+    return rows_w, _bool(config, "mandatoryPawnPromotion", source)
+
+
+def _promotion(config: Config, source: str, mandatory: bool, rows: list[int]) -> dict[str, object]:
+    white = piece_set(config, "promotionPieceTypes", 0)
+    black = piece_set(config, "promotionPieceTypes", 1)
+    if "promotionPieceTypes/0" not in config.sets:
+        white = black = frozenset(
+            s for s in ("queen", "rook", "bishop", "knight") if s in config.pieces
+        )
+    if white != black:
+        _refuse(
+            config,
+            "promotionPieceTypesWhite",
+            source,
+            "promotion choices that differ between the sides",
+        )
+    order = [s for s in SLOT_ORDER if s in white and s in config.pieces]
+    order.sort(key=lambda s: "qrbnk".find(config.pieces[s].letter) % 10)
+    out: dict[str, object] = {"to": order}
+    if mandatory:
+        out["compulsory-rows"] = rows
+    else:
+        out["optional-rows"] = rows
+        out["compulsory-rows"] = []
+    return out
+
+
+def _double_step(
+    config: Config,
+    source: str,
+    start: Start,
+    slot: str,
+    files: int,
+    ranks: int,
+    moves: frozenset[Move],
+) -> str:
+    """Fairy-Stockfish's double steps (and custom initial moves) come from a region of
+    squares; Fairy Post's from the first move. They agree when every such piece starts in
+    the region and cannot come back to it: `initial`; `none` without any."""
+    if not _bool(config, "doubleStep", source):
+        return "none"
+    if "doubleStepRank" in config.options or "doubleStepRankMin" in config.options:
+        _refuse(
+            config, "doubleStepRank", source, "an old option: write doubleStepRegionWhite/Black"
+        )
+    white = _region(config, "doubleStepRegionWhite", source, files, ranks)
+    black = _region(config, "doubleStepRegionBlack", source, files, ranks)
+    regions = (
+        white if white is not None else frozenset((f, 1) for f in range(files) if ranks > 1),
+        black if black is not None else frozenset((f, 6) for f in range(files) if ranks > 6),
+    )
+    if not regions[0] and not regions[1]:
+        return "none"
+    key = "doubleStepRegionWhite"
+    starts = [
+        [sq for sq, (s, c) in start.board.items() if s == slot and c == color] for color in (0, 1)
+    ]
+    kinds = []
+    for color in (0, 1):
+        region = regions[color]
+        forward = 1 if color == 0 else -1
+        inside = [sq for sq in starts[color] if sq in region]
+        outside = [sq for sq in starts[color] if sq not in region]
+        if inside and outside:
+            _refuse(
+                config,
+                key,
+                source,
+                f"{slot} on {_square_name(inside[0])} starts in the double-step region and on "
+                f"{_square_name(outside[0])} outside it: Fairy Post's double step is a piece's "
+                "first move",
+            )
+        first = min((sq[1] * forward for sq in starts[color]), default=None)
+        for sq in region:
+            if first is not None and (
+                sq[1] * forward > first or (outside and sq[1] * forward == first)
+            ):
+                _refuse(
+                    config,
+                    key,
+                    source,
+                    f"a double-step region reaching {_square_name(sq)}, where a piece that "
+                    "has moved may stand: Fairy Post's double step is a piece's first move",
+                )
+        if inside:
+            kinds.append("initial")
+        elif starts[color]:
+            kinds.append("none")
+    if len(set(kinds)) > 1:
+        _refuse(config, key, source, "double steps for one side only")
+    if not kinds or kinds[0] == "none":
+        return "none"
+    if any(v[1] <= 0 for _, initial, _, v, _ in moves if not initial):
+        _refuse(
+            config,
+            slot,
+            source,
+            "initial moves (i) of a piece that can step back into the double-step region",
+        )
+    return "initial"
+
+
+def _goal(
+    config: Config,
+    source: str,
+    files: int,
+    ranks: int,
+    by_slot: Mapping[str, Piece],
+    rules: dict[str, object],
+) -> None:
+    for old in ("whiteFlag", "blackFlag"):
+        if old in config.options:
+            _refuse(config, old, source, "an old option: write flagRegionWhite/Black")
+    both = _region(config, "flagRegion", source, files, ranks)
+    white = _region(config, "flagRegionWhite", source, files, ranks)
+    black = _region(config, "flagRegionBlack", source, files, ranks)
+    white = both if white is None else white
+    black = both if black is None else black
+    if not white and not black:
+        return
+    if not white or not black:
+        _refuse(
+            config,
+            "flagRegionWhite" if not white else "flagRegionBlack",
+            source,
+            "a flag region for one side only",
+        )
+    pieces = {piece_set(config, "flagPiece", c) for c in (0, 1)}
+    members = next(iter(pieces))
+    if len(pieces) != 1 or len(members) != 1 or "*" in members:
+        _refuse(
+            config,
+            "flagPiece/0",
+            source,
+            "a flag region reached by any piece, or by different pieces for each side",
+        )
+    slot = next(iter(members))
+    if slot not in by_slot:
+        _refuse(config, "flagPiece/0", source, f"{slot} is not a piece of this section")
+    assert white is not None and black is not None
+    rules["goal-zone"] = {
+        "piece": by_slot[slot].id,
+        "squares": [_square_name(s) for s in sorted(white)],
+        "black-squares": [_square_name(s) for s in sorted(black)],
+    }
+
+
+def _en_passant(
+    config: Config,
+    source: str,
+    files: int,
+    ranks: int,
+    pieces: list[Piece],
+    start: Start,
+    rules: dict[str, object],
+) -> None:
+    victims = [
+        p.id
+        for p in pieces
+        if (p.slot == "pawn" and p.entry.get("double-step") == "initial")
+        or (p.slot != "pawn" and any(m[1] for m in p.moves))
+    ]
+    capturers = [
+        p.id
+        for p in pieces
+        if all(p.slot in piece_set(config, "enPassantTypes", c) for c in (0, 1))
+    ]
+    if any(p.slot in piece_set(config, "enPassantTypes", 0) for p in pieces) != any(
+        p.slot in piece_set(config, "enPassantTypes", 1) for p in pieces
+    ):
+        _refuse(config, "enPassantTypes/0", source, "en passant for one side only")
+    if not victims or not capturers:
+        return
+    every = frozenset((f, r) for f in range(files) for r in range(ranks))
+    regions = []
+    for key in ("enPassantRegionWhite", "enPassantRegionBlack"):
+        region = _region(config, key, source, files, ranks)
+        if region is None:
+            region = _region(config, "enPassantRegion", source, files, ranks)
+        regions.append(every if region is None else region)
+    if not regions[0] and not regions[1]:
+        return
+    if regions[0] != every or regions[1] != every:
+        _refuse(config, "enPassantRegion", source, "en passant on some squares only")
+    rules["en-passant"] = {"capturers": capturers, "victims": victims}
+
+
+def _castling(
+    config: Config,
+    source: str,
+    files: int,
+    ranks: int,
+    start: Start,
+    by_slot: Mapping[str, Piece],
+) -> list[dict[str, str]]:
+    if not _bool(config, "castling", source) or start.castling in ("", "-"):
+        return []
+    rank_rel = _rank(config, "castlingRank", source)
+    king_file = _file(config, "castlingKingFile", source)
+    k_to = _file(config, "castlingKingsideFile", source)
+    q_to = _file(config, "castlingQueensideFile", source)
+    rook_k = _file(config, "castlingRookKingsideFile", source)
+    rook_q = _file(config, "castlingRookQueensideFile", source)
+    found: list[set[tuple[Square, Square, Square, Square]]] = [set(), set()]
+    for token in start.castling:
+        color = 0 if token.isupper() else 1
+        rank = rank_rel if color == 0 else ranks - 1 - rank_rel
+        kings = piece_set(config, "castlingKingPiece", color)
+        rooks = piece_set(config, "castlingRookPieces", color)
+
+        def holds(sq: Square, kinds: frozenset[str], color: int = color) -> bool:
+            return start.board.get(sq, ("", -1))[1] == color and start.board[sq][0] in kinds
+
+        upper = token.upper()
+        rook_sq: Square | None = None
+        if upper == "K":
+            f = min(rook_k, 11)
+            while f > 0 and not holds((f, rank), rooks):
+                f -= 1
+            rook_sq = (f, rank)
+        elif upper == "Q":
+            f = rook_q
+            while f < files - 1 and not holds((f, rank), rooks):
+                f += 1
+            rook_sq = (f, rank)
+        elif "A" <= upper <= "L":
+            rook_sq = (ord(upper) - ord("A"), rank)
+        else:
+            continue
+        king_squares = [(f, rank) for f in range(files) if holds((f, rank), kings)]
+        king_sq = king_squares[0] if len(king_squares) == 1 else (king_file, rank)
+        if not holds(king_sq, kings) or not holds(rook_sq, rooks):
+            continue
+        kingside = rook_sq[0] > king_sq[0]
+        to = k_to if kingside else q_to
+        found[color].add((king_sq, (to, rank), rook_sq, (to - 1 if kingside else to + 1, rank)))
+    white = found[0]
+    black = {tuple((s[0], ranks - 1 - s[1]) for s in move) for move in found[1]}
+    if white != black:
+        # One side may lack the King or Rook the other castles with: then its castling is
+        # impossible in Fairy Post too.
+        for move in black - white:
+            if any(start.board.get((s[0], s[1]), ("", -1))[1] != 0 for s in (move[0], move[2])):
+                continue
+            _refuse(
+                config, "startFen", source, "castling rights that differ between White and Black"
+            )
+        for move in white - black:
+            mirrored = [(s[0], ranks - 1 - s[1]) for s in (move[0], move[2])]
+            if all(start.board.get(s, ("", -1))[1] == 1 for s in mirrored):
+                _refuse(
+                    config,
+                    "startFen",
+                    source,
+                    "castling rights that differ between White and Black",
+                )
+    moves = white | {
+        m for m in black if all(start.board.get(s, ("", -1))[1] == 0 for s in (m[0], m[2]))
+    }
+    out = []
+    for king_sq, king_to, rook_sq, rook_to in sorted(moves, key=lambda m: -m[1][0]):
+        if start.board[king_sq][0] != "king" or start.board[rook_sq][0] not in by_slot:
+            pass
+        out.append(
+            {
+                "king": _square_name(king_sq),
+                "king-to": _square_name(king_to),
+                "rook": _square_name(rook_sq),
+                "rook-to": _square_name(rook_to),
+            }
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Whole files
+
+
+def builtin_parent(name: str, source: str) -> Config:
+    """The configuration of Fairy-Stockfish's built-in game `name`, from the Fairy Post
+    variant playing it under the same id (its export)."""
+    if name not in FSF_BUILTINS:
+        raise IniRefusal(source, f"[{name}]", f"no section or Fairy-Stockfish game named {name!r}")
+    if name == "chess":
+        return apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)
+    for vid in variant_ids():
+        variant = load_variant(vid)
+        if variant.fsf_variant == name or (vid == name and variant.fsf_variant is None):
+            text = export_ini(variant, name=f"{name}-parent")
+            section = read_sections(text, source)[0]
+            return apply_section(default_config(), section, source)
+    raise IniRefusal(
+        source,
+        f"[{name}]",
+        f"Fairy-Stockfish's built-in {name!r} is not among the games Fairy Post plays, "
+        "so a section cannot inherit from it",
+    )
+
+
+@dataclass(frozen=True)
+class Converted:
+    """One section: its name, the TOML of the game or the refusal."""
+
+    name: str
+    parent: str
+    toml: str | None
+    error: VariantError | None
+
+
+def convert_ini(text: str, source: str = "variants.ini") -> list[Converted]:
+    """Every section of a variants.ini text, converted or refused (in file order)."""
+    sections = read_sections(text, source)
+    configs: dict[str, Config | VariantError] = {}
+    out: list[Converted] = []
+    for section in sections:
+        label = f"{section.name}:{section.parent}" if section.parent else section.name
+        try:
+            if section.name in FSF_BUILTINS or section.name in configs:
+                raise IniRefusal(
+                    source,
+                    f"[{section.name}]",
+                    "a Fairy-Stockfish game of this name exists already: Fairy-Stockfish "
+                    "ignores the section; give it another name",
+                    line=section.line,
+                )
+            if not section.name or not re.fullmatch(r"[A-Za-z0-9_.+-]{1,40}", section.name):
+                raise IniRefusal(
+                    source,
+                    f"[{section.name[:40]}]",
+                    "a section name is letters, digits and - (at most 40)",
+                    line=section.line,
+                )
+            base: Config
+            if not section.parent:
+                base = default_config()
+            elif section.parent in configs:
+                parent = configs[section.parent]
+                if isinstance(parent, VariantError):
+                    raise IniRefusal(
+                        source,
+                        f"[{label}]",
+                        f"its parent [{section.parent}] is refused ({parent.reason})",
+                        line=section.line,
+                    )
+                base = parent
+            else:
+                try:
+                    base = builtin_parent(section.parent, source)
+                except IniRefusal as exc:
+                    raise IniRefusal(source, f"[{label}]", exc.reason, line=section.line) from None
+            config = apply_section(base, section, source)
+            configs[section.name] = config
+            toml = convert_config(section.name, config, source, label)
+            from rules.variant import load_definition
+
+            load_definition(toml, source=f"[{section.name}]", new=True)
+            out.append(Converted(section.name, section.parent, toml, None))
+        except VariantError as exc:
+            configs.setdefault(section.name, exc)
+            out.append(Converted(section.name, section.parent, None, exc))
+        except RulesError as exc:
+            err = VariantError(source, f"[{section.name}]", str(exc), line=section.line)
+            configs.setdefault(section.name, err)
+            out.append(Converted(section.name, section.parent, None, err))
+    return out
+
+
+def convert_section(text: str, name: str, source: str = "variants.ini") -> str:
+    """The TOML of section `name` (VariantError when it is refused or missing)."""
+    for item in convert_ini(text, source):
+        if item.name == name:
+            if item.error is not None:
+                raise item.error
+            assert item.toml is not None
+            return item.toml
+    names = ", ".join(s.name for s in read_sections(text, source)) or "none"
+    raise VariantError(source, f"[{name}]", f"no such section; the sections are: {names}")
+
+
+def export_ini(variant: Variant, name: str | None = None) -> str:
+    raise IniRefusal("export", variant.id, "not written yet")

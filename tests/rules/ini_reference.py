@@ -1,0 +1,61 @@
+"""Regenerate `data/ini-perft.tsv`: pyffish 0.0.90's counts for the self-written sections of
+`data/ini-sections.ini`, which `test_ini.py` compares with the Fairy Post variants that
+`rules.ini` converts them into (CI has no pyffish: the test reads the table).
+
+    .venv/bin/python -m tests.rules.ini_reference
+
+Rows: the section, the moves played from the start (Fairy-Stockfish's UCI, chosen at
+random among pyffish's legal moves), and the perft counts at depths 1, 2, ... there.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+INI = DATA / "ini-sections.ini"
+TABLE = DATA / "ini-perft.tsv"
+
+
+def main() -> None:
+    import pyffish as sf
+
+    text = INI.read_text(encoding="utf-8")
+    sf.load_variant_config(text)
+    names = re.findall(r"^\[([^:\]]+)", text, re.M)
+
+    def legal(v: str, moves: list[str]) -> list[str]:
+        fen = sf.start_fen(v)
+        if sf.is_immediate_game_end(v, fen, moves)[0]:
+            return []
+        return sorted(sf.legal_moves(v, fen, moves))
+
+    def perft(v: str, moves: list[str], depth: int) -> int:
+        ms = legal(v, moves)
+        if depth == 1:
+            return len(ms)
+        return sum(perft(v, [*moves, m], depth - 1) for m in ms)
+
+    rows = ["section\tmoves\tcounts"]
+    for name in names:
+        rng = random.Random(name)
+        games: list[list[str]] = [[]]
+        for _ in range(2):
+            moves: list[str] = []
+            for _ in range(rng.randint(8, 40)):
+                ms = legal(name, moves)
+                if not ms:
+                    break
+                moves.append(rng.choice(ms))
+            games.append(moves)
+        for i, moves in enumerate(games):
+            depth = 3 if i == 0 else 2
+            counts = [perft(name, moves, d) for d in range(1, depth + 1)]
+            rows.append(f"{name}\t{' '.join(moves)}\t{','.join(map(str, counts))}")
+    TABLE.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""Fairy-Stockfish's variants.ini in and out (`rules.ini`).
+
+The self-written sections of `data/ini-sections.ini` are converted and counted against
+pyffish 0.0.90 (`data/ini-perft.tsv`, written by `ini_reference.py`: CI has no pyffish);
+refusals name the option and the mechanism; a stranger's file, however mangled, is
+answered with TOML or a `VariantError`, never another exception.
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules import ini
+from rules.cli import main
+from rules.errors import RulesError, VariantError
+from rules.fsf import uci_moves
+from rules.game import Game
+from rules.perft import perft
+from rules.variant import load_definition
+
+DATA = Path(__file__).resolve().parent / "data"
+SECTIONS = (DATA / "ini-sections.ini").read_text(encoding="utf-8")
+ROWS = [
+    line.split("\t")
+    for line in (DATA / "ini-perft.tsv").read_text(encoding="utf-8").splitlines()[1:]
+]
+CONVERTED = {item.name: item for item in ini.convert_ini(SECTIONS, "ini-sections.ini")}
+
+
+@pytest.mark.parametrize(("section", "moves", "counts"), ROWS)
+def test_converted_sections_count_as_fairy_stockfish(section: str, moves: str, counts: str) -> None:
+    item = CONVERTED[section]
+    assert item.error is None, item.error
+    assert item.toml is not None
+    game = Game(load_definition(item.toml, source=section))
+    for move in moves.split():
+        assert move in uci_moves(game.position), (section, move)
+        game.play(move)
+    wanted = [int(c) for c in counts.split(",")]
+    assert [perft(game.position, d) for d in range(1, len(wanted) + 1)] == wanted
+
+
+def test_every_section_of_the_test_file_converts() -> None:
+    assert [name for name, item in CONVERTED.items() if item.error] == []
+    assert set(CONVERTED) == {row[0] for row in ROWS}
+
+
+def test_the_format_is_read_as_fairy_stockfish_reads_it() -> None:
+    text = (
+        "text before the first section is ignored\r\n"
+        "[mine:chess]\r\n"
+        "# a comment\r\n"
+        "; another\r\n"
+        "nMoveRule = 40\r\n"
+        "nMoveRule = 30\r\n"  # the last of two equal keys wins
+        "customPiece1 = q:QN\r\n"  # a letter given again replaces the Queen
+        "pieceToCharTable = PNBRQ............A...Kpnbrq............a...k\r\n"
+    )
+    toml = ini.convert_section(text, "mine")
+    assert "move-rule = 30" in toml
+    assert 'custom-q = { letter = "Q", betza = "N R B" }' in toml
+    assert "queen =" not in toml
+    assert "pieceToCharTable" in toml.splitlines()[1]  # named as without effect
+    variant = load_definition(toml)
+    assert variant.piece("custom-q").letters == "Q"
+
+
+def test_fairy_stockfish_betza_directions_are_its_own() -> None:
+    """`fN` is two moves in Fairy-Stockfish (Shogi's Knight), four in Betza's own reading."""
+    moves, ep, skipped = ini.fsf_moves("fN")
+    assert {m[3] for m in moves} == {(1, 2), (-1, 2)}
+    assert ini.betza_for(moves) == "ffN"
+    moves, ep, skipped = ini.fsf_moves("fmWfceF")
+    assert ep and not skipped
+    assert ini.betza_for(moves) == "cfF mfW"
+    assert ini.fsf_betza_for(ini.fsf_moves("mfsWcfF")[0]) is not None
+
+
+REFUSALS = [
+    ("[t:chess]\nconnectN = 4\n", "connectN (connecting pieces in a row (a connection game)) is "
+     "not a chess rule Fairy Post plays"),
+    ("[t:chess]\nmustCapture = true\n", "mustCapture (compulsory captures (Antichess))"),
+    ("[t:chess]\ncheckCounting = true\n", "checkCounting (winning by giving a number of checks"),
+    ("[t:chess]\nblastOnCapture = true\n", "blastOnCapture (exploding captures (Atomic))"),
+    ("[t:chess]\nextinctionValue = loss\nextinctionPieceTypes = k\n", "extinction"),
+    ("[t:giveaway]\n", "Fairy-Stockfish's built-in 'giveaway' is not among the games Fairy "
+     "Post plays"),
+    ("[t:nosuch]\n", "no section or Fairy-Stockfish game named 'nosuch'"),
+    ("[chess]\nmaxRank = 6\n", "a Fairy-Stockfish game of this name exists already"),
+    ("[t:chess]\nfooBar = 1\n", "fooBar is not an option Fairy-Stockfish 0.0.90 reads"),
+    ("[t:chess]\ncustomPiece1 = g:gQ\n", "grasshoppers (g)"),
+    ("[t:chess]\ncustomPiece1 = a:mafsW\n", "Fairy-Stockfish 0.0.90 skips 'a'"),
+    ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1\n", "pieces in hand at the start"),
+    ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3 b - - 0 1\n", "Black moving first"),
+    ("[t:chess]\nmaxRank = 1\nstartFen = KNR2rnk w\n", "Fairy Post's boards run from 3x3"),
+    ("[t:chess]\ndoubleStepRegionWhite = *2 *3\n", "double-step region reaching"),
+    ("[t:chess]\ntripleStepRegionWhite = *2\n", "tripleStepRegionWhite (a Pawn's triple step)"),
+    ("[t:chess]\nstalemateValue = win\n", "a stalemated side that wins"),
+    ("[t:chess]\nchecking = false\n", "checking (a game in which giving check is not allowed)"),
+    ("[t:chess]\nstartFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1\n",
+     "check counts (n-check)"),
+    ("[a:chess]\nmustCapture = true\n[b:a]\n", "[a] mustCapture: mustCapture (compulsory captures"),
+    ("[t:chess]\npromotionRegionWhite = a8 b8\n", "a promotion region that is not whole ranks"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "message"), REFUSALS)
+def test_refusals_name_the_option_and_the_mechanism(text: str, message: str) -> None:
+    items = ini.convert_ini(text, "mine.ini")
+    error = items[-1].error
+    assert error is not None
+    assert message in str(error)
+    assert str(error).startswith("mine.ini")
+
+
+def test_command_line_converts_a_section(tmp_path: Path) -> None:
+    path = tmp_path / "mine.ini"
+    path.write_text(SECTIONS, encoding="utf-8")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["convert", str(path), "--section", "smallhouse"]) == 0
+    variant = load_definition(out.getvalue())
+    assert variant.id == "smallhouse"
+    assert variant.captures_to_hand
+
+
+KEYS = [
+    *ini.SLOT_ORDER[:8], "customPiece1", "customPiece2", "king", "maxRank", "maxFile",
+    "startFen", "promotionRegionWhite", "promotionPieceTypes", "doubleStep", "castling",
+    "pieceDrops", "capturesToHand", "dropNoDoubled", "nMoveRule", "nFoldRule", "flagPiece",
+    "flagRegionWhite", "flagRegionBlack", "mobilityRegionWhiteKing", "pawnTypes",
+    "castlingKingsideFile", *list(ini.REFUSED)[:12],
+]  # fmt: skip
+VALUES = [
+    "p", "k", "q:QN", "a:fN", "x:gR", "-", "true", "false", "0", "99999", "*1 *2", "d4 e4",
+    "z9", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "3/3/3[PPp] w",
+    "8/8/8/8 w", "k", "m:mBcpB", "i", "12", "l", "", "=", "[", "]",
+]  # fmt: skip
+line = st.one_of(
+    st.tuples(st.sampled_from(KEYS), st.sampled_from(VALUES)).map(lambda kv: f"{kv[0]} = {kv[1]}"),
+    st.sampled_from(["[x]", "[y:chess]", "[z:x]", "[chess]", "# c", ";", "", "[x:y]", "junk"]),
+    st.text(max_size=30),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(line, max_size=25))
+def test_any_file_is_answered_with_toml_or_a_refusal(lines: list[str]) -> None:
+    text = "[a:chess]\n" + "\n".join(lines)
+    try:
+        items = ini.convert_ini(text, "fuzz.ini")
+    except VariantError as exc:
+        assert str(exc)
+        return
+    for item in items:
+        if item.toml is not None:
+            load_definition(item.toml)
+        else:
+            assert isinstance(item.error, RulesError) and str(item.error)
+
+
+def test_files_beyond_the_bounds_are_refused_before_reading() -> None:
+    with pytest.raises(VariantError, match="more than 40 sections"):
+        ini.read_sections("".join(f"[s{i}:chess]\n" for i in range(41)))
+    with pytest.raises(VariantError, match="bytes"):
+        ini.read_sections("#" * (ini.MAX_INI_BYTES + 1))
