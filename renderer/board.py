@@ -336,6 +336,8 @@ def _draw_lines(draw: ImageDraw.ImageDraw, layout: Layout, lines: Lines, theme: 
     for f0, r0, f1, r1 in lines.palaces:
         draw.line([_centre(layout, f0, r0), _centre(layout, f1, r1)], fill=LINE, width=w)
         draw.line([_centre(layout, f0, r1), _centre(layout, f1, r0)], fill=LINE, width=w)
+    for sq in lines.marks:
+        _corner_marks(draw, layout, sq % layout.files, sq // layout.files, w)
     # The frame: a heavier line just outside the outer lines, as printed boards have.
     (ax, ay), (bx, by) = _centre(layout, 0, 0), _centre(layout, last_f, last_r)
     gap = layout.sq * 0.07
@@ -364,6 +366,19 @@ def _draw_grid(draw: ImageDraw.ImageDraw, layout: Layout, theme: Theme) -> None:
         y = y0 + i * layout.sq
         draw.line([(x0, y), (x1, y)], fill=LINE, width=w)
     draw.rectangle((x0, y0, x1, y1), outline=LINE, width=max(2, round(w * 1.6)))
+
+
+def _corner_marks(draw: ImageDraw.ImageDraw, layout: Layout, file: int, rank: int, w: int) -> None:
+    """Four small corners around a crossing, as Xiangqi boards mark the Cannons' and the
+    Soldiers' points (only on the sides that are not the board's edge)."""
+    cx, cy = _centre(layout, file, rank)
+    gap, arm = layout.sq * 0.07, layout.sq * 0.13
+    for dx in (-1, 1):
+        if not 0 <= file + dx < layout.files:
+            continue
+        for dy in (-1, 1):
+            x, y = cx + dx * gap, cy + dy * gap
+            draw.line([(x + dx * arm, y), (x, y), (x, y + dy * arm)], fill=LINE, width=w)
 
 
 def _draw_numbers(

@@ -106,7 +106,7 @@ def board_lines(variant: Variant) -> Lines | None:
         numbers = tuple(str(f + 1) for f in range(geo.files))
         side_files = (numbers, numbers)
         rows = tuple(str((geo.ranks - r) % 10) for r in range(geo.ranks))
-    return Lines(d.river, tuple(boxes), side_files, rows)
+    return Lines(d.river, tuple(boxes), side_files, rows, d.marks)
 
 
 def board_view(position: Position) -> BoardView:

@@ -92,6 +92,9 @@ class Lines:
     palaces: tuple[tuple[int, int, int, int], ...] = ()
     side_files: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     row_labels: tuple[str, ...] | None = None
+    marks: tuple[int, ...] = ()
+    """Squares whose crossing gets small corner marks (Xiangqi's Cannons' and Soldiers'
+    points)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from rules.betza import Component, Kind, parse_betza
 from rules.errors import BetzaError, UnknownVariantError, VariantError
 from rules.geometry import Geometry
 from rules.movement import MOVEMENT_KEYS, components_from_entry
-from rules.regions import Region, build_regions, region_named
+from rules.regions import Region, build_regions, parse_squares, region_named
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 VARIANTS_DIR = PACKAGE_DIR / "variants"
@@ -327,6 +327,9 @@ class Display:
     ink: tuple[str, str] | None = None
     """The colours (`#rrggbb`) of White's and Black's characters in the traditional set
     (Xiangqi: red and black; Janggi: green and red); None: the shape's usual ones."""
+    marks: tuple[int, ...] = ()
+    """Crossings marked with small corners (Xiangqi's Cannons' and Soldiers' points): the
+    squares given for White and their mirror images across the board for Black."""
 
 
 PIECE_SHAPES = ("disc", "pointed")
@@ -1775,12 +1778,12 @@ def _build_display(
     "disc"`, `ink = { white = "#c8102e", black = "#111111" }`."""
     if raw is None or raw is False:
         return Display()
-    keys = {"intersections", "river", "palaces", "pieces", "ink"}
+    keys = {"intersections", "river", "palaces", "pieces", "ink", "marks"}
     if not isinstance(raw, dict) or set(raw) - keys:
         raise VariantError(
             source,
             "display",
-            "a table with intersections, river, palaces, pieces and ink (all optional)",
+            "a table with intersections, river, palaces, pieces, ink and marks (all optional)",
         )
     intersections = raw.get("intersections", False)
     if not isinstance(intersections, bool):
@@ -1818,7 +1821,18 @@ def _build_display(
                 'colours of both sides: { white = "#c8102e", black = "#111111" }',
             )
         ink = (ink["white"], ink["black"])
-    return Display(intersections, river, tuple(palaces), shape, ink)
+    marks: tuple[int, ...] = ()
+    if "marks" in raw:
+        if not isinstance(raw["marks"], str):
+            raise VariantError(source, "display.marks", 'squares of White\'s side: "b3 h3 a4"')
+        try:
+            white = parse_squares(raw["marks"], geometry)
+        except ValueError as exc:
+            raise VariantError(source, "display.marks", str(exc)) from None
+        files, ranks = geometry.files, geometry.ranks
+        mirrored = {(ranks - 1 - sq // files) * files + sq % files for sq in white}
+        marks = tuple(sorted(white | mirrored))
+    return Display(intersections, river, tuple(palaces), shape, ink, marks)
 
 
 def _build_points(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Points | None:

@@ -62,7 +62,14 @@ def piece_infos(variant: Variant) -> tuple[PieceInfo, ...]:
     (cached per variant; a fraction of a second the first time for a 16x16 variant)."""
     values = {v.piece_id: v.value for v in piece_values(variant)}
     return tuple(
-        PieceInfo(p.letters or "(none)", p.name, p.id, describe_movement(p), values.get(p.id))
+        PieceInfo(
+            p.letters or "(none)",
+            p.name,
+            p.id,
+            describe_movement(p),
+            values.get(p.id),
+            "" if p.glyph is None else "/".join(dict.fromkeys(p.glyph)),
+        )
         for p in variant.pieces
     )
 

@@ -101,6 +101,9 @@ class PieceInfo:
     value: int | None = None
     """The engine's value in centipawns, derived from the movement (`search.values`); 0
     for a royal piece, which has no material value."""
+    characters: str = ""
+    """What the traditional set writes on it (`飛`; `帥/將` when the sides differ), so a
+    player reading the pictures' characters finds the letters they type."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -201,7 +201,8 @@ def rules_embed(view: RulesView, *, with_image: bool = True) -> discord.Embed:
     if v.inventor:
         embed.add_field(name="Inventor", value=shown(v.inventor), inline=False)
     legend = "\n".join(
-        f"`{p.letters:>2}` {shown(p.name)} `{piece_value(p.value)}` — {shown(p.movement)}"
+        f"`{p.letters:>2}` {p.characters + ' ' if p.characters else ''}{shown(p.name)} "
+        f"`{piece_value(p.value)}` — {shown(p.movement)}"
         for p in view.pieces
     )
     embed.add_field(name="Pieces (value in Pawns)", value=clip(legend, 1024), inline=False)

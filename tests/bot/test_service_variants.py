@@ -214,3 +214,16 @@ def test_the_closest_start_comes_first_in_the_variant_suggestions() -> None:
     assert ch.index("chess") < ch.index("chigorin") < ch.index("chancellor")
     assert first("ches") == first("chess") == ["chess"]
     assert first("sho") == ["shogi"] and first("x") == ["xiangqi"]
+
+
+async def test_rules_name_the_traditional_characters(service: GameService) -> None:
+    """A player reading 俥 or 飛 in the pictures finds the letter to type (issue 27)."""
+    from bot.ui.embeds import rules_embed
+
+    xiangqi = await service.variants.rules_view(GUILD, "xiangqi")
+    legend = next(f for f in rules_embed(xiangqi).fields if f.name == "Pieces (value in Pawns)")
+    assert "` R` 俥/車 Chariot `" in str(legend.value)
+    shogi = await service.variants.rules_view(GUILD, "shogi")
+    assert {p.letters: p.characters for p in shogi.pieces}["R"] == "飛"
+    chess = await service.variants.rules_view(GUILD, "chess")
+    assert all(p.characters == "" for p in chess.pieces)

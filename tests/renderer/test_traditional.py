@@ -181,3 +181,25 @@ def test_a_hand_made_view_without_characters_draws_letters() -> None:
     view = board_view(pos)
     bare = type(view)(view.files, view.ranks, view.pieces, view.hands)
     assert decode(render_board(bare)).size == decode(render_board(view, pieces="letters")).size
+
+
+def test_xiangqi_marks_the_cannons_and_soldiers_points() -> None:
+    v = load_variant("xiangqi")
+    geo = v.geometry
+    names = {geo.name(sq) for sq in v.display.marks}
+    assert {"b3", "h3", "a4", "i4", "b8", "h8", "a7", "e7"} <= names and len(names) == 14
+    game = Game.new("xiangqi")
+    game.play("h3e3")  # the Cannon leaves h3: its point shows
+    view = board_view(game.position)
+    img = decode(render_game(game, last_move=None))  # h3 untinted
+    lay = layout(view)
+    cx, cy = _centre(lay, view.files, 7, 2)
+    s = lay.sq
+
+    def arm(x: float, y: float) -> bool:  # a line within 2 px of (x, y), up or down
+        return any(near(pixel(img, x, y + d), LINE, 40) for d in (-2, -1, 0, 1, 2))
+
+    # a corner's horizontal arm, right of and above the crossing; nothing there on d3's
+    assert arm(cx + s * 0.14, cy - s * 0.07)
+    dx, dy = _centre(lay, view.files, 3, 2)
+    assert not arm(dx + s * 0.14, dy - s * 0.07)
