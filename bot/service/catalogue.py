@@ -40,16 +40,37 @@ def find_variant(text: str) -> Variant:
 Rank = tuple[int, int]
 """A suggestion's place (`match_rank`): lower is better."""
 
+FIRST_OFFERED = (
+    "chess",
+    "xiangqi",
+    "shogi",
+    "janggi",
+    "makruk",
+    "crazyhouse",
+    "grand",
+    "capablanca",
+    "minishogi",
+    "3check",
+    "kingofthehill",
+    "antichess",
+)
+"""What an empty variant option offers first: a newcomer sees Chess and the most-played
+games of the variant servers before the rest of the catalogue (in file order, which begins
+with Three-check and Ai-Wok). Ids not in the catalogue are passed over."""
+
 
 def match_rank(typed: str, variant_id: str, name: str) -> Rank | None:
     """How well a variant answers what a player typed, for autocomplete: 0 exactly its id or
     name (typing `chess` must offer Chess first, before Hawk Chess), 1 the start of its id or
     name (`ch`: Chess before ASEAN Chess), 2 the start of a word of the name, 3 anywhere in
     them; None: not at all. Among starts, the fewest letters beyond those typed come first
-    (`ch`: Chess before Chancellor Chess and Chigorin Chess). Empty text matches all alike."""
+    (`ch`: Chess before Chancellor Chess and Chigorin Chess). Empty text matches all, the
+    `FIRST_OFFERED` games first."""
     key = normalize_name(typed)
     if not key:
-        return (1, 0)
+        if variant_id in FIRST_OFFERED:
+            return (1, FIRST_OFFERED.index(variant_id))
+        return (1, len(FIRST_OFFERED))
     named = normalize_name(name)
     if key in (variant_id, named):
         return (0, 0)

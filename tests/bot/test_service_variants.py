@@ -216,6 +216,19 @@ def test_the_closest_start_comes_first_in_the_variant_suggestions() -> None:
     assert first("sho") == ["shogi"] and first("x") == ["xiangqi"]
 
 
+def test_nothing_typed_offers_chess_and_the_most_played_games_first() -> None:
+    """An empty variant option (a newcomer opening /challenge) lists Chess first, then the
+    games most played on the variant servers, then every other built-in game once."""
+    from bot.service.catalogue import FIRST_OFFERED, ranked_variants
+    from rules.variant import variant_ids
+
+    offered = [s.value for _, s in ranked_variants("")]
+    assert offered[0] == "chess"
+    known = [v for v in FIRST_OFFERED if v in variant_ids()]
+    assert offered[: len(known)] == known
+    assert sorted(offered) == sorted(variant_ids())
+
+
 async def test_rules_name_the_traditional_characters(service: GameService) -> None:
     """A player reading 俥 or 飛 in the pictures finds the letter to type (issue 27)."""
     from bot.ui.embeds import rules_embed
