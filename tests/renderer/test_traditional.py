@@ -122,6 +122,7 @@ def test_xiangqi_is_drawn_on_the_crossings_with_river_and_palaces() -> None:
 def test_janggi_has_no_river_and_numbers_its_rows() -> None:
     view = board_view(Position.start("janggi"))
     assert view.lines is not None and view.lines.river is None
+    assert view.lines.marks == ()  # Janggi boards print no points
     assert view.lines.row_labels is not None
     assert view.lines.row_labels[0] == "0" and view.lines.row_labels[9] == "1"  # a1 is 01
     assert view.traditional is not None and view.traditional.ink == ("#1b6e3a", "#c8102e")
