@@ -116,6 +116,24 @@ GALLERY: tuple[Picture, ...] = (
         piece="FA",
     ),
     Picture("legend-bigorra.png", "Bigorra's legend (/rules)", "bigorra", "legend"),
+    Picture(
+        "xiangqi.png",
+        "Xiangqi on the crossings: river, palaces, WXF's file numbers; C2=5 H8+7 H2+3 R9=8",
+        "xiangqi",
+        moves=("h3e3", "h10g8", "h1g3", "i10h10"),
+    ),
+    Picture(
+        "janggi.png",
+        "Janggi: Cho in green, Han in red, the palaces' diagonals, the rows numbered",
+        "janggi",
+        moves=("b1c3", "h10g8"),
+    ),
+    Picture(
+        "shogi.png",
+        "Shogi: kanji tokens pointing forward, a promoted piece in red, both hands",
+        "shogi",
+        moves=("c3c4", "g7g6", "b2h8+", "a7a6", "h8h7", "a6a5", "h7g6", "b8g8"),
+    ),
 )
 
 
