@@ -676,10 +676,16 @@ class Position:
         board = self.board
         virgin = self.virgin
         king = self.kings[side]
-        if king < 0 or not virgin[king]:
+        if king >= 0 and not virgin[king]:
             return
         for kf, rf, empty, code in self.t.castle_rules[side]:
-            if king != kf or not virgin[rf]:
+            if king < 0:
+                # No royal piece (Giveaway): the unmoved piece of the array castles.
+                if not self.t.plain_castling or not virgin[kf] or board[kf] != self.t.start_at[kf]:
+                    continue
+            elif king != kf:
+                continue
+            if not virgin[rf]:
                 continue
             rook = board[rf]
             if not rook or (rook & 1) != side:
@@ -1722,7 +1728,7 @@ class Position:
         if v.bare_king_draw and self._bared():
             return Outcome(Termination.BARE_KING, winner=None)
         if v.bare_king_win:
-            for color in (self.side, self.side ^ 1):
+            for color in (self.side ^ 1, self.side):
                 if self._bare(color):
                     return Outcome(Termination.BARED_WIN, winner=color)
         return None

@@ -406,6 +406,8 @@ class Tables:
     first_leap_takers: dict[int, frozenset[int]] = field(default_factory=dict)
     """Codes whose checking move takes the first leap from the enemy royal codes listed
     (Cambodian's Rook and King)."""
+    plain_castling: bool = False
+    """No piece is royal (Giveaway): the King castles as a plain piece, attacked or not."""
     z_checks: tuple[tuple[int, ...], ...] = ()
     """N-check: per side, a key per number of checks given (0 for none); empty without."""
     immediate_ends: bool = False
@@ -952,6 +954,7 @@ def build_tables(variant: Variant) -> Tables:
             for pid in p.first_leap_lost_by:
                 takers.setdefault(type_index[pid] << 1 | color ^ 1, set()).add(i << 1 | color)
     tables.first_leap_takers = {code: frozenset(kings) for code, kings in takers.items()}
+    tables.plain_castling = not any(p.royal for p in variant.pieces)
     if variant.check_count:
         # Keys of their own: the other keys stay those of the variant without the rule.
         crng = random.Random(0xC4EC)

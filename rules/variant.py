@@ -2326,7 +2326,8 @@ def _build_castling(
                 square(mv["rook-to"], f"{key}.rook-to"),
             )
             king = occupant.get(c.king_from)
-            if king is None or not by_id[king].royal:
+            if king is None or not (by_id[king].royal or not any(p.royal for p in by_id.values())):
+                # Without any royal piece (Giveaway), the King castles as a plain piece.
                 raise VariantError(
                     source, f"{key}.king", "no royal piece stands there at the start"
                 )

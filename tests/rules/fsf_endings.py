@@ -117,6 +117,28 @@ REGISTRY: tuple[Entry, ...] = (
         ),
         games=4,
     ),
+    Entry(
+        "antichess",
+        "antichess",
+        (None, "8/8/3k4/8/8/2N5/1P6/8 w - - 0 1", "8/p7/P7/8/8/8/1p6/8 b - - 0 1"),
+    ),
+    Entry("giveaway", "giveaway", (None, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")),
+    Entry(
+        "suicide",
+        "suicide",
+        (None, "8/p7/P7/8/8/8/1p6/8 b - - 0 1", "8/pp6/PP6/8/8/8/5p2/8 b - - 0 1"),
+    ),
+    Entry(
+        "losers",
+        "losers",
+        (
+            None,
+            "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",
+            "6k1/5ppp/8/8/8/8/8/R3K3 b - - 0 1",
+            "k7/8/1Q6/8/8/8/8/1R2K3 w - - 0 1",
+            "7k/5Q2/8/8/8/8/8/4K3 w - - 0 1",
+        ),
+    ),
     Entry("kingofthehill", "kingofthehill", (None, "8/8/2k5/8/8/5K2/8/8 w - - 0 1")),
     Entry(
         "racingkings",

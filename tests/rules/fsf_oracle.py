@@ -97,6 +97,10 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("shouse", "shouse", games=5),
     Entry("loop", "loop", games=5, plies=(20, 90)),
     Entry("chessgi", "chessgi", games=5, plies=(20, 90)),
+    Entry("antichess", "antichess", games=6, plies=(10, 70)),
+    Entry("giveaway", "giveaway", games=6, plies=(6, 40)),
+    Entry("suicide", "suicide", games=5, plies=(20, 80)),
+    Entry("losers", "losers", games=6, plies=(10, 70)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

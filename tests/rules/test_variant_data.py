@@ -30,6 +30,7 @@ CATALOGUE = {
     "3check", "5check", "kingofthehill", "racingkings",
     "shatranj", "courier", "shako", "crazyhouse", "capahouse", "seirawan", "shouse", "loop",
     "chessgi",
+    "antichess", "giveaway", "suicide", "losers",
 }  # fmt: skip
 
 

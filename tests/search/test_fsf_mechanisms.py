@@ -17,7 +17,16 @@ from search.play import best_move, think
 from search.searcher import Limits
 from tests.search.forced import winning_moves
 
-GAMES = ["3check", "5check", "kingofthehill", "racingkings"]
+GAMES = [
+    "3check",
+    "5check",
+    "kingofthehill",
+    "racingkings",
+    "antichess",
+    "giveaway",
+    "suicide",
+    "losers",
+]
 
 
 @pytest.mark.parametrize("variant_id", GAMES)
@@ -36,18 +45,22 @@ def test_a_legal_move_in_random_positions(variant_id: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("variant_id", "text"),
+    ("variant_id", "text", "n"),
     [
         # The third check wins at once, even though it is no mate.
-        ("3check", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:2+0"),
+        ("3check", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:2+0", 1),
         # Black cannot answer on the eighth rank: White's King gets there first.
-        ("racingkings", "8/1K6/8/8/8/8/k7/8 w - - 0 1"),
+        ("racingkings", "8/1K6/8/8/8/8/k7/8 w - - 0 1", 1),
+        # Give the last piece away: Black must take it, and has nothing left to lose.
+        ("antichess", "8/8/8/3p4/8/8/8/2R5 w - - 0 1", 2),
+        # Losers: give up the last piece but the King.
+        ("losers", "4k3/8/8/3p4/8/8/8/2R1K3 w - - 0 1", 2),
     ],
 )
-def test_the_rule_s_win_is_taken(variant_id: str, text: str) -> None:
+def test_the_rule_s_win_is_taken(variant_id: str, text: str, n: int) -> None:
     variant = load_variant(variant_id)
     pos = parse_position(variant, text)
-    solutions = {format_code(pos, c) for c in winning_moves(pos, 1)}
+    solutions = {format_code(pos, c) for c in winning_moves(pos, n)}
     assert solutions
     choice = best_move(Game(variant, pos), 4, movetime=math.inf, seed=1)
     assert choice is not None and choice.notation in solutions

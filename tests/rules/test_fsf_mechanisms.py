@@ -1,0 +1,55 @@
+"""The rules mechanisms of Fairy-Stockfish's catalogue (issue 28), each on a position built
+for it; the expected results are pyffish 0.0.90's (`game_result`, `is_immediate_game_end`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import Game, Termination
+
+
+@pytest.mark.parametrize(
+    ("variant", "text", "termination", "winner"),
+    [
+        # Losers: the checkmated side wins; one left with only its King wins at once.
+        ("losers", "k6n/8/1Q6/8/8/8/8/R3K3 b - - 0 1", Termination.CHECKMATED_WIN, 1),
+        ("losers", "k7/8/1Q6/8/8/8/8/4K3 w - - 0 1", Termination.BARED_WIN, 1),
+        # Suicide: stalemated with fewer pieces wins; with as many, a draw.
+        ("suicide", "8/8/8/8/8/p7/P7/1n6 w - - 0 1", Termination.STALEMATE_WIN, 0),
+        ("suicide", "8/8/8/8/8/p7/P7/8 w - - 0 1", Termination.STALEMATE, None),
+        # Antichess: stalemated wins; a side with nothing left has won.
+        ("antichess", "8/8/8/8/8/p7/P7/8 w - - 0 1", Termination.STALEMATE_WIN, 0),
+        ("giveaway", "8/8/8/8/8/8/8/4K2R w K - 0 1", Termination.EXTINCTION, 1),
+        # Three-check: the third check has been given.
+        ("3check", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1 checks:0+3", Termination.CHECK_COUNT, 1),
+    ],
+)
+def test_the_rule_ends_the_game(
+    variant: str, text: str, termination: Termination, winner: int | None
+) -> None:
+    outcome = Game.from_position_text(variant, text).outcome()
+    assert outcome is not None
+    assert (outcome.termination, outcome.winner) == (termination, winner)
+
+
+def test_captures_are_compulsory_even_for_the_king() -> None:
+    game = Game.from_position_text("antichess", "4k3/8/8/8/8/8/3p4/4K3 w - - 0 1")
+    assert [m.notation for m in game.legal_moves()] == ["Ke1xd2"]
+
+
+def test_a_losers_king_still_may_not_be_left_in_check() -> None:
+    # Black's Pawn on f2 checks; Qd1xc2 is a capture but leaves the King in check.
+    game = Game.from_position_text("losers", "k7/8/8/8/8/8/2p2p2/3QK3 w - - 0 1")
+    assert [m.notation for m in game.legal_moves()] == ["Ke1xf2"]
+
+
+def test_giveaway_s_king_castles_through_attack() -> None:
+    text = "rnbqk2r/pppp1ppp/5n2/4p3/4P3/7b/PPPP1P1P/RNBQK2R w KQkq - 0 1"
+    game = Game.from_position_text("giveaway", text)
+    moves = {m.notation for m in game.legal_moves()}
+    assert "O-O" in moves and len(moves) == 21  # pyffish lists 21, e1g1 among them
+
+
+def test_racing_kings_forbids_checks() -> None:
+    game = Game.from_position_text("racingkings", "8/8/8/8/8/1k6/8/R5K1 w - - 0 1")
+    assert not {m.notation for m in game.legal_moves()} & {"Ra1-a3", "Ra1-b1"}
