@@ -19,7 +19,8 @@ STORED = (
     ("Your challenges and offers", "draw offers and takeback requests, with their answers"),
     (
         "Your settings",
-        "notices (thread or DM, when and in which time zone), reminder times, vacation days used",
+        "notices (thread or DM, when and in which time zone), reminder times, vacation days "
+        "used, the pieces of your pictures",
     ),
 )
 NOT_STORED = (
