@@ -1180,7 +1180,7 @@ def _parse_drop(pos: Position, raw: str, letters: str, target_name: str, lt: Let
     geo = t.geo
     v = pos.variant
     target = _square(pos, raw, target_name)
-    if not v.captures_to_hand:
+    if not v.captures_to_hand and not v.reserve_drops:
         if v.reserve:
             raise IllegalMoveError(
                 raw, "the placement phase is over: reserve pieces enter by gating"

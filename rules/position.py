@@ -190,7 +190,7 @@ class Position:
         for color in (0, 1):
             for pid in variant.reserve:
                 code = tables.code(pid, color)
-                if variant.reserve_in_hand:
+                if variant.reserve_in_hand or variant.reserve_drops:
                     pos.hands[color][tables.hand_type[code]] += 1
                 else:
                     pos.reserve[color].append(code)
@@ -572,7 +572,7 @@ class Position:
             self._ep_codes(out)
         if t.variant.castles:
             self._castling_codes(out)
-        if t.variant.captures_to_hand:
+        if t.variant.captures_to_hand or t.variant.reserve_drops:
             self._drop_codes(out)
         if t.variant.passing and self.kings[side] >= 0:
             king = self.kings[side]

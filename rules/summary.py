@@ -436,7 +436,12 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         )
     if v.reserve:
         names = " and ".join(_with_article(v.piece(r).name) for r in v.reserve)
-        if v.reserve_in_hand:
+        if v.reserve_drops:
+            lines.append(
+                f"Each side holds {names} in hand, to be dropped on any empty square instead "
+                "of a move (N*e4)."
+            )
+        elif v.reserve_in_hand:
             lines.append(
                 f"Each side holds {names} in hand: when a piece leaves its first-row square "
                 "for the first time, one may enter the square it left (Nb1-c3/H; when "

@@ -127,7 +127,7 @@ RULES_KEYS = {
 REPETITION_RESULTS = ("draw", "white-loses", "black-loses", "repeater-loses", "repeater-wins")
 DROP_MATES = ("legal", "loss", "illegal")
 STALEMATES = ("draw", "win-on-points", "loss", "win", "fewer-pieces")
-RESERVE_STYLES = ("placed", "in-hand")
+RESERVE_STYLES = ("placed", "in-hand", "drop")
 STATUSES = ("documented", "reconstructed setup")
 LETTERS_RE = re.compile(r"\+?[A-Z]{1,2}")
 ID_RE = re.compile(r"[a-z][a-z0-9-]*")
@@ -375,6 +375,9 @@ class Variant:
     reserve_in_hand: bool = False
     """S-Chess: reserve pieces wait in hand and enter by the player's choice (`in-hand`),
     not placed behind chosen pieces before move 1 (Florea's `placed`)."""
+    reserve_drops: bool = False
+    """Pocket Knight: reserve pieces wait in hand and are dropped on any empty square as a
+    move (`drop`), whether or not captured pieces go to hand too."""
     demote_to_hand: bool = False
     """Crazyhouse: a captured promoted piece goes to hand as the type it promoted from."""
     bare_king: bool = False
@@ -500,12 +503,13 @@ class Variant:
     @property
     def placement(self) -> bool:
         """Florea's reserve: placed behind back-rank pieces before move 1."""
-        return bool(self.reserve) and not self.reserve_in_hand
+        return bool(self.reserve) and not self.reserve_in_hand and not self.reserve_drops
 
     @property
     def has_hand(self) -> bool:
-        """Pieces can be held off the board: captured ones (drops) or S-Chess reserves."""
-        return self.captures_to_hand or self.reserve_in_hand
+        """Pieces can be held off the board: captured ones (drops), S-Chess reserves or
+        reserves dropped (Pocket Knight)."""
+        return self.captures_to_hand or self.reserve_in_hand or self.reserve_drops
 
 
 # ---------------------------------------------------------------------------------------
@@ -1395,12 +1399,15 @@ def _build(
         raise VariantError(
             source,
             "reserve.style",
-            "must be 'placed' (Florea: placed behind back-rank pieces before move 1) or "
+            "must be 'placed' (Florea: placed behind back-rank pieces before move 1), "
             "'in-hand' (S-Chess: held in hand, entering where a back-rank piece first moves "
-            "from, by the player's choice)",
+            "from, by the player's choice) or 'drop' (Pocket Knight: held in hand, dropped "
+            "on any empty square as a move)",
         )
-    if style == "in-hand" and flags["drop-any-face"]:
-        raise VariantError(source, "reserve.style", "'in-hand' does not combine with drop-any-face")
+    if style in ("in-hand", "drop") and flags["drop-any-face"]:
+        raise VariantError(
+            source, "reserve.style", f"{style!r} does not combine with drop-any-face"
+        )
 
     for p in pieces:
         if p.promotion:
@@ -1483,6 +1490,7 @@ def _build(
         drop_any_face=flags["drop-any-face"],
         reserve=reserve,
         reserve_in_hand=style == "in-hand",
+        reserve_drops=style == "drop",
         demote_to_hand=flags["demote-to-hand"],
         bare_king=bare_king == "loss",
         bare_king_draw=bare_king == "draw",

@@ -128,7 +128,7 @@ class EvalTables:
             self.zone.append(tuple(around))
         self.codes = tuple(range(2, ncodes))
         self.side_codes = tables.side_codes
-        self.has_hands = variant.captures_to_hand or variant.reserve_in_hand
+        self.has_hands = variant.has_hand
         self.has_reserve = bool(variant.reserve)
 
     # ------------------------------------------------------------------ whole position

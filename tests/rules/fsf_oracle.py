@@ -101,6 +101,8 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("giveaway", "giveaway", games=6, plies=(6, 40)),
     Entry("suicide", "suicide", games=5, plies=(20, 80)),
     Entry("losers", "losers", games=6, plies=(10, 70)),
+    Entry("pocketknight", "pocketknight", games=5, plies=(4, 60)),
+    Entry("breakthrough", "breakthrough", games=6, plies=(10, 70)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

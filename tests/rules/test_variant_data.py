@@ -31,6 +31,7 @@ CATALOGUE = {
     "shatranj", "courier", "shako", "crazyhouse", "capahouse", "seirawan", "shouse", "loop",
     "chessgi",
     "antichess", "giveaway", "suicide", "losers",
+    "pocketknight", "breakthrough",
 }  # fmt: skip
 
 
