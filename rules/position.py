@@ -1290,7 +1290,8 @@ class Position:
                 h ^= zp[king][o] ^ zp[rook][rf] ^ zp[king][d] ^ zp[rook][rt]
                 self._place(d, king, changes)
                 self._place(rt, rook, changes)
-                kings[side] = d
+                if t.royal[king]:  # a plain King castles too (Giveaway)
+                    kings[side] = d
                 if rf in self.gates[side]:
                     extra = self._snapshot()
                     h = self._gate(rf, changes, h)

@@ -139,6 +139,10 @@ REGISTRY: tuple[Entry, ...] = (
             "7k/5Q2/8/8/8/8/8/4K3 w - - 0 1",
         ),
     ),
+    Entry("extinction", "extinction", (None, "r3k3/1p6/8/8/8/8/1P6/R3K3 w - - 0 1")),
+    Entry("kinglet", "kinglet", (None, "4k3/1p6/8/8/8/8/P7/4K3 w - - 0 1")),
+    Entry("threekings", "threekings", (None, "k3k2k/8/8/8/8/8/8/K2RK2K w - - 0 1")),
+    Entry("codrus", "codrus", (None, "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1")),
     Entry("kingofthehill", "kingofthehill", (None, "8/8/2k5/8/8/5K2/8/8 w - - 0 1")),
     Entry(
         "racingkings",

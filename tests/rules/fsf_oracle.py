@@ -103,6 +103,10 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("losers", "losers", games=6, plies=(10, 70)),
     Entry("pocketknight", "pocketknight", games=5, plies=(4, 60)),
     Entry("breakthrough", "breakthrough", games=6, plies=(10, 70)),
+    Entry("extinction", "extinction", games=6, plies=(10, 70)),
+    Entry("kinglet", "kinglet", games=5, plies=(10, 70)),
+    Entry("threekings", "threekings", games=5, plies=(10, 70)),
+    Entry("codrus", "codrus", games=5, plies=(6, 50)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

@@ -32,6 +32,7 @@ CATALOGUE = {
     "chessgi",
     "antichess", "giveaway", "suicide", "losers",
     "pocketknight", "breakthrough",
+    "extinction", "kinglet", "threekings", "codrus",
 }  # fmt: skip
 
 

@@ -26,6 +26,10 @@ GAMES = [
     "giveaway",
     "suicide",
     "losers",
+    "extinction",
+    "kinglet",
+    "threekings",
+    "codrus",
 ]
 
 
@@ -55,6 +59,8 @@ def test_a_legal_move_in_random_positions(variant_id: str) -> None:
         ("antichess", "8/8/8/3p4/8/8/8/2R5 w - - 0 1", 2),
         # Losers: give up the last piece but the King.
         ("losers", "4k3/8/8/3p4/8/8/8/2R1K3 w - - 0 1", 2),
+        # Extinction: take Black's last Knight.
+        ("extinction", "r1bqkb1r/pppp1ppp/5n2/4p3/8/5Q2/PPPPPPPP/RNB1KBNR w KQkq - 0 1", 1),
     ],
 )
 def test_the_rule_s_win_is_taken(variant_id: str, text: str, n: int) -> None:
