@@ -21,7 +21,7 @@ from bot.service.backups import BackupPlan, BackupService
 from bot.service.effects import EffectRegistry, EffectRunner, default_owner
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.inputs import MAX_OPTION_LENGTH, OddTextError, odd_text
-from bot.service.offload import SUGGEST_SECONDS
+from bot.service.offload import SUGGEST_SECONDS, warm_process
 from bot.service.opponent import EngineConfig, OpponentService
 from bot.service.opponent import install as install_opponent
 from bot.service.opponent import install_handler as install_engine_moves
@@ -194,6 +194,9 @@ class FairyPost(commands.AutoShardedBot):
         self._service = GameService(self._storage, clock=self.clock, pictures=pictures)
         self._service.suggest_seconds = SUGGEST_SECONDS
         self.reviews = SearchPool(1)
+        # The CPU worker process (piece values, sanity runs) starts now, not on the first
+        # /piece; kept referenced until it is up.
+        self._warming = asyncio.create_task(warm_process())
         registry = EffectRegistry(self._storage)
         consequences.install(registry, self._service)
         announce.install(registry, self, self._service, board_view)

@@ -4,6 +4,7 @@ the one place that resolves what a player names."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from bot.service.engine import piece_infos, variant_info
@@ -20,6 +21,7 @@ from rules.variant import (
     resolve_variant_id,
     variant_ids,
 )
+from search.values import PieceValue
 from storage.models import GuildVariant
 
 
@@ -121,13 +123,21 @@ def piece_suggestions(variant: Variant, typed: str, limit: int = 25) -> list[Sug
     return out[:limit]
 
 
-def rules_view(v: Variant, own: GuildVariant | None = None) -> RulesView:
-    """The rules summary, pieces and start position of a variant (a server's with `own`)."""
+def rules_view(
+    v: Variant, own: GuildVariant | None = None, values: Sequence[PieceValue] | None = None
+) -> RulesView:
+    """The rules summary, pieces and start position of a variant (a server's with `own`;
+    `values`: its piece values if computed elsewhere)."""
     return RulesView(
-        variant_info(v, own), piece_infos(v), rules_summary(v), Scene(RulesGame(v).position, 0)
+        variant_info(v, own),
+        piece_infos(v, values),
+        rules_summary(v),
+        Scene(RulesGame(v).position, 0),
     )
 
 
-def piece_info(v: Variant, piece_text: str) -> PieceInfo:
+def piece_info(
+    v: Variant, piece_text: str, values: Sequence[PieceValue] | None = None
+) -> PieceInfo:
     p = find_piece(v, piece_text)
-    return next(i for i in piece_infos(v) if i.id == p.id)
+    return next(i for i in piece_infos(v, values) if i.id == p.id)

@@ -14,7 +14,7 @@ from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
 from rules.summary import describe_movement
 from rules.variant import Variant
-from search.values import piece_values
+from search.values import PieceValue, piece_values
 from storage.engine import Engine
 from storage.models import GuildVariant, Outcome, Result, Termination
 
@@ -57,17 +57,20 @@ def variant_info(variant: Variant, own: GuildVariant | None = None) -> VariantIn
     )
 
 
-def piece_infos(variant: Variant) -> tuple[PieceInfo, ...]:
+def piece_infos(
+    variant: Variant, values: Sequence[PieceValue] | None = None
+) -> tuple[PieceInfo, ...]:
     """The pieces for legends, with the values the engine derives from their movement
-    (cached per variant; a fraction of a second the first time for a 16x16 variant)."""
-    values = {v.piece_id: v.value for v in piece_values(variant)}
+    (`values`: computed elsewhere, else here, cached per variant; a second the first time
+    for a 16x16 variant)."""
+    by_id = {v.piece_id: v.value for v in (piece_values(variant) if values is None else values)}
     return tuple(
         PieceInfo(
             p.letters or "(none)",
             p.name,
             p.id,
             describe_movement(p),
-            values.get(p.id),
+            by_id.get(p.id),
             "" if p.glyph is None else "/".join(dict.fromkeys(p.glyph)),
         )
         for p in variant.pieces

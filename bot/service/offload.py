@@ -9,6 +9,12 @@ answering meanwhile; the pool's size bounds how much of the CPU such work takes 
 Searches and reviews, which run for seconds to minutes, go to the engine's processes
 instead (`bot.service.searchpool`).
 
+`in_process(fn, *args)` runs `fn` in a worker process of the bot's own (one, started on first
+use or by `warm_process`), for the work that takes a second or more and whose answer is
+small (piece values, a definition's sanity run): a thread would share the interpreter with
+the loop, and on a busy machine the loop then waits whenever the thread holding it is off
+the CPU. `fn` and its arguments are pickled: module-level functions and plain data only.
+
 `within(task, seconds)`: what an answer that cannot wait (autocomplete) gets from work
 that may take longer: the result if it came in time, else None while the work goes on
 (its result is usually cached for the next call).
@@ -17,9 +23,16 @@ that may take longer: the result if it came in time, else None while the work go
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import multiprocessing
+import os
+import signal
+import threading
+import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -40,6 +53,62 @@ def _pool() -> ThreadPoolExecutor:
     if not _executors:
         _executors.append(ThreadPoolExecutor(CPU_THREADS, thread_name_prefix="fairypost-cpu"))
     return _executors[0]
+
+
+PROCESS_NICE = 2
+"""The worker process's CPU priority below the bot's: the loop wins the CPU."""
+_processes: list[ProcessPoolExecutor] = []
+
+
+def _start_process() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the bot stops its workers itself
+    with contextlib.suppress(OSError):
+        os.nice(PROCESS_NICE)
+    parent = os.getppid()
+
+    def watch() -> None:
+        """No worker outlives the bot (killed, it cannot stop its pool)."""
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="fairypost-cpu-watch", daemon=True).start()
+
+
+def _process_pool() -> ProcessPoolExecutor:
+    if not _processes:
+        # spawn: the bot has threads, which fork copies badly (as the engine's pool).
+        context = multiprocessing.get_context("spawn")
+        _processes.append(ProcessPoolExecutor(1, mp_context=context, initializer=_start_process))
+    return _processes[0]
+
+
+async def in_process(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """`fn(*args, **kwargs)` in the bot's CPU worker process; a worker that died is
+    replaced once."""
+    loop = asyncio.get_running_loop()
+    call = functools.partial(fn, *args, **kwargs)
+    try:
+        return await loop.run_in_executor(_process_pool(), call)
+    except BrokenProcessPool:
+        _processes.clear()
+        return await loop.run_in_executor(_process_pool(), call)
+
+
+def _ready() -> bool:
+    return True
+
+
+async def warm_process() -> None:
+    """Starts the worker process now (it imports the rules: a second) rather than on the
+    first /piece."""
+    await in_process(_ready)
+
+
+def close_process() -> None:
+    """Stops the worker process (the bot's shutdown)."""
+    while _processes:
+        _processes.pop().shutdown(wait=False, cancel_futures=True)
 
 
 async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:

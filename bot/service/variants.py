@@ -47,7 +47,7 @@ from bot.service.models import (
     VariantFile,
     VariantInfo,
 )
-from bot.service.offload import off_loop
+from bot.service.offload import in_process, off_loop
 from rules.errors import UnknownVariantError, VariantError
 from rules.sanity import sanity_check
 from rules.summary import new_pieces
@@ -61,6 +61,7 @@ from rules.variant import (
     resolve_variant_id,
     variant_ids,
 )
+from search.values import PieceValue, piece_values
 from storage import Storage
 from storage.crashpoints import crashpoint
 from storage.errors import VariantChangedError
@@ -106,7 +107,11 @@ class VariantService:
         self.storage = storage
         self.clock = clock
         self._texts: OrderedDict[str, str] = OrderedDict()
+        self._builtin: dict[tuple[str, tuple[str, ...]], Variant] = {}
         self._loaded: OrderedDict[tuple[str, tuple[str, ...]], Variant] = OrderedDict()
+        self._values: OrderedDict[tuple[str, str, tuple[str, ...]], tuple[PieceValue, ...]] = (
+            OrderedDict()
+        )
         self._cache_size = cache_size
         self._defining = asyncio.Lock()  # one validation at a time: bounded CPU for everyone
         self._definitions = limits.RateWindow(limits.VARIANT_DEFINITIONS_PER_HOUR, 3600)
@@ -165,7 +170,13 @@ class VariantService:
         """The variant a challenge or game pinned: a built-in one by id, a server's by the
         definition it started with (whatever happened to the variant since)."""
         if digest is None:
-            return load_variant(key, options)
+            # A built-in variant's first load reads and checks its file (tens of ms for a
+            # large one): off the loop, once per process.
+            builtin = self._builtin.get((key, options))
+            if builtin is None:
+                builtin = await off_loop(load_variant, key, options)
+                self._builtin[(key, options)] = builtin
+            return builtin
         return await self._load(digest, list(options))
 
     async def for_game(self, game: Game) -> Variant:
@@ -199,6 +210,30 @@ class VariantService:
         while len(self._loaded) > self._cache_size:
             self._loaded.popitem(last=False)
         return loaded
+
+    async def values_of(self, variant: Variant, text: str | None = None) -> tuple[PieceValue, ...]:
+        """The variant's piece values, computed in the bot's worker process (a second or
+        two for a 16x16 variant) and kept per variant, definition and options. `text`: a
+        server variant's definition, if not loaded through `_load`."""
+        options = tuple(sorted(variant.options))
+        key = (variant.id, variant.digest, options)
+        found = self._values.get(key)
+        if found is not None:
+            self._values.move_to_end(key)
+            return found
+        if variant.digest:
+            text = text or self._texts.get(variant.digest)
+            if text is None:
+                text = await self.storage.variants.definition(variant.digest)
+            if text is None:  # not stored yet: computed here, off the loop
+                return await off_loop(piece_values, variant)
+            values = await in_process(_values_job, None, text, options)
+        else:
+            values = await in_process(_values_job, variant.id, None, options)
+        self._values[key] = values
+        while len(self._values) > self._cache_size:
+            self._values.popitem(last=False)
+        return values
 
     async def name_of_key(self, key: str) -> str:
         """A variant's name from its storage key (ratings, leaderboards)."""
@@ -241,13 +276,15 @@ class VariantService:
     async def rules_view(self, guild_id: int | None, text: str) -> RulesView:
         found = await self.resolve(guild_id, text)
         # Off the loop: the piece values of a large variant take a second the first time.
-        return await off_loop(rules_view, found.variant, found.own)
+        values = await self.values_of(found.variant)
+        return await off_loop(rules_view, found.variant, found.own, values)
 
     async def piece_info(
         self, guild_id: int | None, variant_text: str, piece_text: str
     ) -> tuple[Variant, PieceInfo]:
         found = await self.resolve(guild_id, variant_text)
-        return found.variant, await off_loop(piece_info, found.variant, piece_text)
+        values = await self.values_of(found.variant)
+        return found.variant, await off_loop(piece_info, found.variant, piece_text, values)
 
     async def piece_suggestions(
         self, guild_id: int | None, variant_text: str, typed: str
@@ -293,7 +330,11 @@ class VariantService:
                 "`python -m rules check` checks a file on your own computer, as the bot does."
             )
         async with self._defining:
-            variant, report = await off_loop(_validate, text, source)
+            # The static checks in a thread (their errors as they are), the sanity run and
+            # the piece values, which take seconds on 16x16, in the worker process.
+            variant = await off_loop(load_definition, text, source=source, new=True)
+            report = await in_process(_sanity_job, text, source)
+            values = await self.values_of(variant, text)
         current = await self.storage.variants.get(guild_id, variant.id)
         replacing = current is not None and not current.deleted
         if current is not None and replacing:
@@ -326,7 +367,7 @@ class VariantService:
             raise UnchangedVariantError(own)  # the same file, defined a moment before
         self._texts[digest] = text
         replaced = current.version if current and replacing else 0
-        return await off_loop(_defined, variant, own, report, replaced)
+        return await off_loop(_defined, variant, own, report, replaced, values)
 
     async def announcement(self, guild_id: int, variant_id: str, version: int) -> DefinedVariant:
         """A version of a server's variant as its announcement shows it (the variant's
@@ -341,11 +382,13 @@ class VariantService:
         digest = versions[version].digest
         own = replace(found, version=version, digest=digest, deleted_at=None)
         variant = await self._load(digest, [])
-        return await off_loop(_defined, variant, own, (), version - 1)
+        values = await self.values_of(variant)
+        return await off_loop(_defined, variant, own, (), version - 1, values)
 
     async def show(self, guild_id: int, text: str) -> RulesView:
         own = await self._own_or_refuse(guild_id, text)
-        return await off_loop(rules_view, await self._load(own.digest, []), own)
+        variant = await self._load(own.digest, [])
+        return await off_loop(rules_view, variant, own, await self.values_of(variant))
 
     async def export(self, guild_id: int, text: str) -> VariantFile:
         own = await self._own_or_refuse(guild_id, text)
@@ -415,13 +458,17 @@ class UnchangedVariantError(ServiceError):
 
 
 def _defined(
-    variant: Variant, own: GuildVariant, sanity: Sequence[str], replaced: int
+    variant: Variant,
+    own: GuildVariant,
+    sanity: Sequence[str],
+    replaced: int,
+    values: Sequence[PieceValue] | None = None,
 ) -> DefinedVariant:
     fresh = {p.id for p in new_pieces(variant)}
     return DefinedVariant(
         variant=variant,
-        rules=rules_view(variant, own),
-        new_pieces=tuple(i for i in piece_infos(variant) if i.id in fresh),
+        rules=rules_view(variant, own, values),
+        new_pieces=tuple(i for i in piece_infos(variant, values) if i.id in fresh),
         sanity=tuple(sanity),
         replaced_version=replaced,
     )
@@ -469,10 +516,26 @@ def _is_builtin_name(text: str) -> bool:
 
 
 def _validate(text: str, source: str) -> tuple[Variant, list[str]]:
-    """Static checks, then the sanity run (in a worker thread: a few seconds at most)."""
+    """Static checks, then the sanity run (a few seconds at most)."""
     variant = load_definition(text, source=source, new=True)
     report = sanity_check(variant)
     return variant, report.lines()
+
+
+def _sanity_job(text: str, source: str) -> list[str]:
+    """In the worker process: the sanity run's report of a definition (already checked)."""
+    return _validate(text, source)[1]
+
+
+def _values_job(
+    variant_id: str | None, text: str | None, options: tuple[str, ...]
+) -> tuple[PieceValue, ...]:
+    """In the worker process: the piece values of a built-in variant (`variant_id`) or a
+    server's (its definition `text`), with `options`."""
+    if text is not None:
+        return piece_values(load_definition(text, list(options)))
+    assert variant_id is not None
+    return piece_values(load_variant(variant_id, options))
 
 
 def _safe_name(filename: str) -> str:

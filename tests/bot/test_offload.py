@@ -130,3 +130,32 @@ async def test_first_autocomplete_of_a_game_not_in_memory_answers_within_its_bud
     assert {"Nb8-c6", "Ng8-f6"} <= {s.value for s in found}
     assert threads and off_main(threads)
     assert replays == []  # read from the stored position, not replayed
+
+
+async def test_piece_values_and_sanity_runs_go_to_the_worker_process(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The work of seconds with small answers runs in the bot's worker process, whose
+    interpreter the loop does not share; the values are kept for the next /piece."""
+    import os
+
+    from bot.service.offload import in_process
+
+    assert await in_process(os.getpid) != os.getpid()
+    jobs: list[str] = []
+
+    async def recorded(fn: Callable[..., Any], *args: Any) -> Any:
+        jobs.append(fn.__name__)
+        return await in_process(fn, *args)
+
+    monkeypatch.setattr(variants_module, "in_process", recorded)
+    _, info = await service.variants.piece_info(GUILD, "chess", "N")
+    assert info.value is not None and info.value > 0
+    await service.variants.piece_info(GUILD, "chess", "B")
+    assert jobs == ["_values_job"]
+    from tests.bot.conftest import TINY_CHESS
+
+    await service.variants.define(
+        GUILD, ANN, can_manage=True, filename="tiny.toml", data=TINY_CHESS.encode()
+    )
+    assert jobs == ["_values_job", "_sanity_job", "_values_job"]
