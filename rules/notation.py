@@ -172,6 +172,11 @@ def format_code(
         if gate is not None:
             text += "/" + lt.of(t.type_ids[gate >> 1])
         text += _hand_gate(pos, c, lt)
+    elif o == d and kind == NORMAL:
+        # An in-place promotion (Sittuyin): the piece turns over where it stands, `d5=F`.
+        piece = pos.board[o]
+        new = t.type_ids[(c >> MC.PROMO_SHIFT) & MC.PROMO_MASK]
+        text = f"{lt.of(t.type_ids[piece >> 1])}{geo.name(o)}={lt.of(new)}"
     else:
         piece = pos.board[o]
         capture = kind == EP or bool(pos.board[d])
@@ -611,7 +616,7 @@ def _short_prefix(pos: Position, c: int, lt: Letters) -> str:
     o, d = c & 0xFF, (c >> 8) & 0xFF
     piece = pos.board[o]
     piece_letters = lt.of(pos.t.type_ids[piece >> 1])
-    capture = (c >> KIND_SHIFT) & KIND_MASK == EP or bool(pos.board[d])
+    capture = (c >> KIND_SHIFT) & KIND_MASK == EP or (bool(pos.board[d]) and d != o)
     others = {
         x & 0xFF for x in _board_codes_to(pos, d) if pos.board[x & 0xFF] >> 1 == piece >> 1
     } - {o}
@@ -1180,7 +1185,7 @@ def _parse_drop(pos: Position, raw: str, letters: str, target_name: str, lt: Let
     geo = t.geo
     v = pos.variant
     target = _square(pos, raw, target_name)
-    if not v.captures_to_hand and not v.reserve_drops:
+    if not v.drops:
         if v.reserve:
             raise IllegalMoveError(
                 raw, "the placement phase is over: reserve pieces enter by gating"

@@ -507,6 +507,9 @@ class Position:
             pieces = self.pieces
             start_count = t.start_count
             choices = tuple(c for c in choices if len(pieces[c]) < start_count[c])
+        cap = t.promo_cap[code]
+        if cap:
+            choices = tuple(c for c in choices if len(self.pieces[c]) < cap)
         for c in moved:
             d = (c >> 8) & 0xFF
             z = zone[d]
@@ -572,12 +575,58 @@ class Position:
             self._ep_codes(out)
         if t.variant.castles:
             self._castling_codes(out)
-        if t.variant.captures_to_hand or t.variant.reserve_drops:
+        if t.variant.drops:
             self._drop_codes(out)
+        if t.any_in_place:
+            self._in_place_codes(out)
         if t.variant.passing and self.kings[side] >= 0:
             king = self.kings[side]
             out.append(king | king << 8 | PASS << KIND_SHIFT)
         return out
+
+    def _in_place_codes(self, out: list[int]) -> None:
+        """In-place promotions (Sittuyin's Pawn): a piece in its zone (anywhere when it is its
+        side's last of its type) turns into the new piece where it stands (the code's origin
+        and destination are one square) or moves as the new piece to an empty square, while
+        the side has fewer of the new piece than the promotion's limit."""
+        t = self.t
+        board = self.board
+        pieces = self.pieces
+        for code in t.side_codes[self.side]:
+            ip = t.in_place[code]
+            squares = pieces[code]
+            if ip is None or not squares:
+                continue
+            choices = [new for new in ip.choices if not ip.cap or len(pieces[new]) < ip.cap]
+            if not choices:
+                continue
+            origins = set(squares)
+            if ip.zone is not None and not (ip.anywhere_if_last and len(squares) == 1):
+                origins &= ip.zone
+            for o in sorted(origins):
+                for new in choices:
+                    promo = (new >> 1) << PROMO_SHIFT
+                    out.append(o | o << 8 | promo)
+                    found: list[int] = []
+                    self._piece_codes(new, o, found)
+                    targets = {(c >> 8) & 0xFF for c in found}
+                    out.extend(o | d << 8 | promo for d in sorted(targets) if not board[d])
+
+    def _peaceful(self, c: int) -> bool:
+        """An in-place promotion that must be peaceful: it gives no check and its new piece
+        attacks no enemy piece where it lands."""
+        side = self.side
+        self.push_code(c, keep_key=False)
+        try:
+            if self.is_check():
+                return False
+            d = (c >> 8) & 0xFF
+            found: list[int] = []
+            self._piece_codes(self.board[d], d, found)
+            return not any(self.board[(x >> 8) & 0xFF] for x in found)
+        finally:
+            self.pop_code()
+            assert self.side == side
 
     def _restricted_codes(self, code: int, o: int, out: list[int]) -> None:
         """`_piece_codes` for a piece that may not capture some pieces or hop over them
@@ -753,6 +802,8 @@ class Position:
             self._gating_codes(out)
         if self.t.any_drop_mate == 2:
             out = [c for c in out if not self._illegal_drop_mate(c)]
+        if self.t.any_in_place:
+            out = self._in_place_legal(out)
         v = self.variant
         if v.no_checks:
             out = [c for c in out if not self._gives_check(c)]
@@ -760,6 +811,10 @@ class Position:
             captures = [c for c in out if self._captures(c)]
             if captures:
                 out = captures
+        if v.must_drop and any(self.hands[self.side]):
+            drops = [c for c in out if (c >> KIND_SHIFT) & KIND_MASK == DROP]
+            if drops:
+                out = drops  # while it can drop, a side with pieces in hand must
         self._legal = tuple(out)
         return out
 
@@ -780,6 +835,29 @@ class Position:
             return False
         target = self.board[(c >> 8) & 0xFF]
         return bool(target) and target & 1 != self.side
+
+    def _in_place_legal(self, out: list[int]) -> list[int]:
+        """In-place promotions are never answers to a check when made where the piece stands
+        (nothing moves); peaceful ones must give no check and attack nothing."""
+        board = self.board
+        in_place = self.t.in_place
+        in_check = None
+        kept = []
+        for c in out:
+            o = c & 0xFF
+            ip = in_place[board[o]] if (c >> PROMO_SHIFT) & PROMO_MASK else None
+            if ip is None or (c >> KIND_SHIFT) & KIND_MASK != NORMAL:
+                kept.append(c)
+                continue
+            if o == (c >> 8) & 0xFF:
+                if in_check is None:
+                    in_check = self.is_check()
+                if in_check:
+                    continue
+            if ip.peaceful and not self._peaceful(c):
+                continue
+            kept.append(c)
+        return kept
 
     def _illegal_drop_mate(self, c: int) -> bool:
         """A drop of a piece whose `drop-mate` is illegal that checkmates."""
@@ -1219,7 +1297,7 @@ class Position:
         if kind == NORMAL:
             # The common case, written out: lift the piece, take what stands on `d`.
             piece = board[o]
-            cap = board[d]
+            cap = board[d] if d != o else 0  # o == d: an in-place promotion (Sittuyin)
             changes: list[tuple[int, int, int]] = [(o, piece, virgin[o]), (d, cap, virgin[d])]
             board[o] = 0
             pieces[piece].discard(o)
@@ -1310,6 +1388,8 @@ class Position:
                 h ^= keys[n] ^ (keys[n - 1] if n > 1 else 0) ^ zp[code][d]
                 hand[hcode] = n - 1
                 self._place(d, code, changes)
+                if t.royal[code]:
+                    kings[side] = d  # a King entering by a drop (Sittuyin's placement)
                 if t.tracked[code] and t.start_at[d] == code and d not in t.castle_squares:
                     # Dropped where a piece of its kind starts, it has not moved: a Pawn
                     # dropped on its second rank may double-step (Crazyhouse).

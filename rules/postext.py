@@ -446,8 +446,11 @@ def _check_consistency(pos: Position) -> None:
     if v.goal == "checkmate":
         for color, name in ((0, "White"), (1, "Black")):
             royals = [sq for sq, c in pos.occupied() if t.royal[c] and c & 1 == color]
-            if len(royals) > 1 or (not royals and v.extinction is None):
-                raise PositionTextError(f"{name} must have exactly one King, not {len(royals)}")
+            # A King still in hand, to be dropped (Sittuyin's placement), counts too.
+            held = sum(n for code, n in enumerate(pos.hands[color]) if n and t.royal[code])
+            kings = len(royals) + held
+            if kings > 1 or (not kings and v.extinction is None):
+                raise PositionTextError(f"{name} must have exactly one King, not {kings}")
         enemy_king = pos.kings[pos.side ^ 1]
         if not pos.placing and enemy_king >= 0 and pos.attacked(enemy_king, pos.side):
             raise PositionTextError(

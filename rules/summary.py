@@ -134,8 +134,12 @@ def _counting(v: Variant) -> str:
     assert rule is not None
     pawns = _names(v, rule.pawns) if rule.pawns else "Pawn"
     limits = [
-        f"{line.moves} against {line.count if line.count > 1 else 'a'} "
-        f"{v.piece(line.piece).name}{'s' if line.count > 1 else ''}"
+        f"{line.moves} against "
+        + (
+            f"{line.count} {v.piece(line.piece).name}s"
+            if line.count > 1
+            else _with_article(v.piece(line.piece).name)
+        )
         for line in rule.pieces
     ]
     if rule.otherwise:
@@ -208,7 +212,7 @@ def _zone_promotions(v: Variant) -> list[str]:
     """Zone promotions, one line per kind of rule: who becomes what, and when."""
     groups: dict[tuple[str, bool, bool, bool], list[str]] = {}
     for p in v.pieces:
-        if p.promotion is None or p.promotion.zone is None:
+        if p.promotion is None or p.promotion.zone is None or p.promotion.in_place:
             continue
         back = p.demotes_to is not None and p.promotion.to == (p.demotes_to,)
         key = (p.promotion.zone, p.promotion.mandatory, p.promotion.on_capture, back)
@@ -230,6 +234,27 @@ def _zone_promotions(v: Variant) -> list[str]:
             f"{zone.replace('-', ' ')} ({_ranks_text(v, zone)}): {', '.join(pieces)}."
         )
     return lines
+
+
+def _in_place(v: Variant, p: PieceType) -> str:
+    """An in-place promotion (Sittuyin's Pawn) in one sentence."""
+    promo = p.promotion
+    assert promo is not None
+    to = " or ".join(_with_article(v.piece(t).name) for t in promo.to)
+    where = f" on the {_region(v, promo.zone)}" if promo.zone else ""
+    last = " (anywhere when it is your last one)" if promo.anywhere_if_last else ""
+    limit = (
+        ", while you have none on the board"
+        if promo.limit_count == 1
+        else f", while you have fewer than {promo.limit_count} on the board"
+        if promo.limit_count
+        else ""
+    )
+    calm = "; never to give check or to attack an enemy piece" if promo.peaceful else ""
+    return (
+        f"{p.name}: instead of a move, one standing{where}{last} may become {to} there "
+        f"or on an empty square the new piece could move to (d5=F, d5-c6F){limit}{calm}."
+    )
 
 
 def _shogi_example(v: Variant) -> str:
@@ -364,7 +389,9 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         lines.append(f"En passant: taken by {names}.")
     lines.extend(_zone_promotions(v))
     for p in v.pieces:
-        if p.promotion and p.promotion.zone is None:
+        if p.promotion and p.promotion.in_place:
+            lines.append(_in_place(v, p))
+        elif p.promotion and p.promotion.zone is None:
             to = ", ".join(v.piece(t).name for t in p.promotion.to)
             parts = []
             if p.promotion.compulsory_rows:
@@ -374,6 +401,8 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             extra = (
                 " (only to types below their starting count)"
                 if p.promotion.limited_by_start_count
+                else f" (while you have fewer than {p.promotion.limit_count} of it)"
+                if p.promotion.limit_count
                 else ""
             )
             lines.append(f"{p.name}: {' and '.join(parts)} to {to}{extra}.")
@@ -426,6 +455,10 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             f"Captured pieces go to your hand; drop them on empty squares ({example}).{demoted}"
         )
         lines.extend(_drop_rules(v))
+    elif v.reserve_drops:
+        lines.extend(_drop_rules(v))
+    if v.must_drop:
+        lines.append("While you hold a piece in hand you must drop one, if you can.")
     if v.notation == "shogi":
         last = "abcdefghijklmnop"[v.geometry.ranks - 1]
         lines.append(

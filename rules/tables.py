@@ -327,6 +327,20 @@ def _is_reverse_probe(c: Component) -> bool:
     return not c.initial and c.kind in (Kind.LEAP, Kind.RIDE, Kind.HOP)
 
 
+@dataclass(frozen=True, slots=True)
+class InPlace:
+    """An in-place promotion (Sittuyin's Pawn), compiled for one code: `zone` the squares it
+    may promote from (None: anywhere), the codes it may become, at most `cap` of the new
+    piece on the board (0: no limit), anywhere when it is its side's last of its type, and
+    whether the promotion must be peaceful (no check, no enemy piece attacked)."""
+
+    zone: frozenset[int] | None
+    choices: tuple[int, ...]
+    cap: int
+    anywhere_if_last: bool
+    peaceful: bool
+
+
 @dataclass
 class Tables:
     """The compiled variant. Index lists by piece code unless named otherwise."""
@@ -429,6 +443,11 @@ class Tables:
     """Royal pieces facing on an open line matter (flying general or bikjang)."""
     passing: bool = False
     """Passes may end the game (pass or bikjang)."""
+    promo_cap: list[int] = field(default_factory=list)
+    """Per code: at most this many of a promotion's new piece on the board (0: no limit)."""
+    in_place: list[InPlace | None] = field(default_factory=list)
+    """Per code: its in-place promotion (Sittuyin's Pawn), else None."""
+    any_in_place: bool = False
 
     _sensitive: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict)
 
@@ -650,6 +669,8 @@ def build_tables(variant: Variant) -> Tables:
     promo_limited = [False] * ncodes
     promo_origin: list[bytes | None] = [None] * ncodes
     promo_capture_only = [False] * ncodes
+    promo_cap = [0] * ncodes
+    in_place: list[InPlace | None] = [None] * ncodes
     start_count = [0] * ncodes
     hand_type = list(range(ncodes))
     no_drop_rows: list[frozenset[int]] = [frozenset() for _ in range(ncodes)]
@@ -693,7 +714,17 @@ def build_tables(variant: Variant) -> Tables:
             )
             no_drop_rows[code] = p.no_drop_rows
             initial_leap[code] = bool(p.initial_leap)
-            if p.promotion:
+            if p.promotion and p.promotion.in_place:
+                promo = p.promotion
+                in_place[code] = InPlace(
+                    zone=None if promo.zone is None else variant.region(promo.zone).of(color),
+                    choices=tuple(type_index[t] << 1 | color for t in promo.to),
+                    cap=promo.limit_count,
+                    anywhere_if_last=promo.anywhere_if_last,
+                    peaceful=promo.peaceful,
+                )
+            elif p.promotion:
+                promo_cap[code] = p.promotion.limit_count
                 zone = bytearray(geo.size)
                 for sq in range(geo.size):
                     row = geo.row(sq, color)
@@ -904,6 +935,9 @@ def build_tables(variant: Variant) -> Tables:
         mask=mask,
         promo_origin=promo_origin,
         promo_capture_only=promo_capture_only,
+        promo_cap=promo_cap,
+        in_place=in_place,
+        any_in_place=any(x is not None for x in in_place),
         demoted=demoted,
         extras=extras,
         forward=forward_comps,

@@ -91,6 +91,9 @@ PROMOTION_KEYS = {
     "zone",
     "mandatory",
     "on-capture",
+    "in-place",
+    "anywhere-if-last",
+    "peaceful",
 }
 RULES_KEYS = {
     "move-rule",
@@ -123,6 +126,7 @@ RULES_KEYS = {
     "no-checks",
     "checkmate",
     "extinction",
+    "must-drop",
 }
 REPETITION_RESULTS = ("draw", "white-loses", "black-loses", "repeater-loses", "repeater-wins")
 DROP_MATES = ("legal", "loss", "illegal")
@@ -150,6 +154,16 @@ class Promotion:
     """In the zone the piece must promote (EuroShogi, Kyoto Shogi)."""
     on_capture: bool = False
     """Only captures promote (Micro Shogi)."""
+    in_place: bool = False
+    """Sittuyin: promoting is a move of its own, the piece turning into the new one where it
+    stands (in `zone`, if given) or moving as the new piece to an empty square."""
+    limit_count: int = 0
+    """At most this many of the new piece on the board (0: no such limit)."""
+    anywhere_if_last: bool = False
+    """With `in_place`: the side's only piece of this type may promote outside the zone."""
+    peaceful: bool = False
+    """With `in_place`: the promotion may not give check, nor leave the new piece attacking
+    an enemy piece."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +392,8 @@ class Variant:
     reserve_drops: bool = False
     """Pocket Knight: reserve pieces wait in hand and are dropped on any empty square as a
     move (`drop`), whether or not captured pieces go to hand too."""
+    must_drop: bool = False
+    """A side with pieces in hand must drop one when it can (Sittuyin's placement)."""
     demote_to_hand: bool = False
     """Crazyhouse: a captured promoted piece goes to hand as the type it promoted from."""
     bare_king: bool = False
@@ -510,6 +526,11 @@ class Variant:
         """Pieces can be held off the board: captured ones (drops), S-Chess reserves or
         reserves dropped (Pocket Knight)."""
         return self.captures_to_hand or self.reserve_in_hand or self.reserve_drops
+
+    @property
+    def drops(self) -> bool:
+        """Pieces in hand enter by drops: captured ones, or a dropped reserve."""
+        return self.captures_to_hand or self.reserve_drops
 
 
 # ---------------------------------------------------------------------------------------
@@ -731,7 +752,9 @@ UNSUPPORTED = {
     "flag-move": "use rules.goal-zone = { ..., reply = true }",
     "gating": 'use [reserve] with style = "in-hand" (S-Chess) or "placed" (Florea)',
     "drops": "use rules.captures-to-hand = true",
-    "pieces-in-hand": 'use rules.captures-to-hand = true or [reserve] style = "in-hand"',
+    "pieces-in-hand": 'use rules.captures-to-hand = true or [reserve] style = "in-hand" or "drop"',
+    "placement": 'use [reserve] style = "drop" with rules.must-drop = true (Sittuyin) or '
+    'style = "placed" (Florea)',
     "chess960": "random start positions (Chess960)",
     "random-setup": "random start positions (Chess960)",
     "imitator": "pieces that copy the opponent's move (Imitator)",
@@ -1234,10 +1257,16 @@ def _build(
             "a new royal piece says royal = true (or the game is won by extinction: "
             "[rules.extinction])",
         )
+    raw_reserve = data.get("reserve")
+    waiting_royals = 0
+    if isinstance(raw_reserve, dict) and raw_reserve.get("style") == "drop":
+        listed = raw_reserve.get("pieces", [])
+        if isinstance(listed, list):
+            waiting_royals = sum(1 for r in listed if r in by_id and by_id[r].royal)
     for side, army, key in ((0, setup, "setup"), (1, black_setup, "setup.black")):
         if army is None:
             continue
-        royal_in_setup = sum(1 for _, pid in army if by_id[pid].royal)
+        royal_in_setup = sum(1 for _, pid in army if by_id[pid].royal) + waiting_royals
         whose = ("White", "Black")[side]
         if goal == "checkmate" and (
             royal_in_setup > 1 or (royal_in_setup == 0 and extinction is None)
@@ -1266,6 +1295,7 @@ def _build(
         "first-check-wins",
         "must-capture",
         "no-checks",
+        "must-drop",
     ):
         value = rules.get(key, False)
         if not isinstance(value, bool):
@@ -1392,17 +1422,28 @@ def _build(
     for pid in reserve:
         if pid not in by_id:
             raise VariantError(source, "reserve.pieces", f"unknown piece {pid!r}")
-        if by_id[pid].royal:
-            raise VariantError(source, "reserve.pieces", f"{pid} is royal; it cannot wait")
     style = reserve_data.get("style", "placed")
+    for pid in reserve:
+        if by_id[pid].royal and style != "drop":
+            raise VariantError(
+                source,
+                "reserve.pieces",
+                f"{pid} is royal; it can wait only in a reserve that is dropped (style = 'drop')",
+            )
     if style not in RESERVE_STYLES:
         raise VariantError(
             source,
             "reserve.style",
             "must be 'placed' (Florea: placed behind back-rank pieces before move 1), "
             "'in-hand' (S-Chess: held in hand, entering where a back-rank piece first moves "
-            "from, by the player's choice) or 'drop' (Pocket Knight: held in hand, dropped "
-            "on any empty square as a move)",
+            "from, by the player's choice) or 'drop' (Pocket Knight, Sittuyin: held in hand, "
+            "dropped on an empty square as a move)",
+        )
+    if flags["must-drop"] and not (flags["captures-to-hand"] or style == "drop"):
+        raise VariantError(
+            source,
+            "rules.must-drop",
+            "needs pieces to drop: captures-to-hand = true or [reserve] style = 'drop'",
         )
     if style in ("in-hand", "drop") and flags["drop-any-face"]:
         raise VariantError(
@@ -1491,6 +1532,7 @@ def _build(
         reserve=reserve,
         reserve_in_hand=style == "in-hand",
         reserve_drops=style == "drop",
+        must_drop=flags["must-drop"],
         demote_to_hand=flags["demote-to-hand"],
         bare_king=bare_king == "loss",
         bare_king_draw=bare_king == "draw",
@@ -2172,8 +2214,20 @@ def _build_promotion(
     zone = raw.get("zone")
     if zone is not None:
         region_named(regions, zone, source, f"{key}.zone")
+    in_place = raw.get("in-place", False)
+    if not isinstance(in_place, bool):
+        raise VariantError(source, f"{key}.in-place", "must be true or false")
+    if in_place:
+        for k in ("compulsory-rows", "optional-rows", "mandatory", "on-capture", "pawn-moves-only"):
+            if k in raw:
+                raise VariantError(
+                    source,
+                    f"{key}.{k}",
+                    "an in-place promotion is a move of its own: it has no rows (zone = "
+                    "the region where the piece may promote)",
+                )
     compulsory = _rows(
-        raw.get("compulsory-rows", [] if zone is not None else [geometry.ranks]),
+        raw.get("compulsory-rows", [] if zone is not None or in_place else [geometry.ranks]),
         source,
         f"{key}.compulsory-rows",
         geometry.ranks,
@@ -2192,15 +2246,27 @@ def _build_promotion(
             )
         raise VariantError(source, f"{key}.optional-rows", reason)
     limit = raw.get("limit", "none")
-    if limit not in ("none", "start-count"):
-        raise VariantError(source, f"{key}.limit", "must be 'none' or 'start-count'")
+    limit_ok = isinstance(limit, int) and not isinstance(limit, bool) and 1 <= limit <= 64
+    if limit not in ("none", "start-count") and not limit_ok:
+        raise VariantError(
+            source,
+            f"{key}.limit",
+            "must be 'none', 'start-count' or a number from 1 to 64 (at most that many of "
+            "the new piece on the board)",
+        )
     flags = []
-    for name in ("pawn-moves-only", "mandatory", "on-capture"):
+    for name in ("pawn-moves-only", "mandatory", "on-capture", "anywhere-if-last", "peaceful"):
         value = raw.get(name, False)
         if not isinstance(value, bool):
             raise VariantError(source, f"{key}.{name}", "must be true or false")
         flags.append(value)
-    pawn_only, mandatory, on_capture = flags
+    pawn_only, mandatory, on_capture, anywhere, peaceful = flags
+    if (anywhere or peaceful) and not in_place:
+        raise VariantError(
+            source,
+            f"{key}.{'anywhere-if-last' if anywhere else 'peaceful'}",
+            "applies to an in-place promotion: give in-place = true too",
+        )
     if (mandatory or on_capture) and zone is None:
         raise VariantError(
             source,
@@ -2216,6 +2282,10 @@ def _build_promotion(
         zone=zone,
         mandatory=mandatory,
         on_capture=on_capture,
+        in_place=in_place,
+        limit_count=limit if limit_ok else 0,
+        anywhere_if_last=anywhere,
+        peaceful=peaceful,
     )
 
 

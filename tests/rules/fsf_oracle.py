@@ -60,6 +60,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("karouk", "karouk", games=6, plies=(4, 80)),
     Entry("ai-wok", "ai-wok", games=4, plies=(20, 120)),
     Entry("asean", "asean", games=5, plies=(20, 120)),
+    Entry("sittuyin", "sittuyin", games=8, plies=(6, 160)),
     Entry("shatar", "shatar", games=5, plies=(20, 120)),
     Entry("shogi", "shogi", games=5, plies=(20, 90)),
     Entry("minishogi", "minishogi", games=5, plies=(10, 70)),

@@ -22,7 +22,7 @@ CATALOGUE = {
     "grand-tamerlane", "grand-courier", "grand-chu", "asean", "shatar",
     "xiangqi", "minixiangqi", "manchu",
     "janggi", "janggicasual", "janggimodern", "janggitraditional",
-    "makruk", "makpong", "cambodian", "karouk", "ai-wok",
+    "makruk", "makpong", "cambodian", "karouk", "ai-wok", "sittuyin",
     "shogi", "minishogi", "kyotoshogi", "micro", "dobutsu", "euroshogi", "judkins", "gorogoro",
     "nocastle", "amazon", "almost", "hoppelpoppel", "newzealand", "chigorin", "gardner",
     "losalamos", "capablanca", "gothic", "janus", "embassy", "centaur", "chancellor", "modern",
