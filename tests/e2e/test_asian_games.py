@@ -1,0 +1,59 @@
+"""Xiangqi and Shogi on the stand-in, typed as their players write them (issue 27): a Xiangqi
+game in WXF notation (C2=5, H8+7) and a Shogi game in Western notation (P-7f, Bx2b+, P*5e
+style drops), each played to its end by resignation; the posts answer in the same notation
+(Shogi's long form, with the origin: P7g-7f)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.conftest import World
+from tests.e2e.test_fairypost import POST_TIMEOUT, fairypost, play, posted, start_game
+
+
+async def test_xiangqi_in_wxf_and_shogi_in_western_notation(world: World, tmp_path: Path) -> None:
+    fake = world.fake
+    alice, bob = world.alice, world.bob
+    async with fairypost(fake, tmp_path / "fp.sqlite3"):
+        thread, start = await start_game(world, "xiangqi", alice, bob)
+        assert "Xiangqi" in start.text
+        players = (alice, bob)
+        # The central Cannon, Horses out, and the Cannon takes the centre Soldier with check.
+        for ply, move in enumerate(("C2=5", "H8+7", "H2+3", "R9=8", "R1=2", "C8+4", "C5+4")):
+            post = await play(fake, players[ply % 2], thread, move)
+            assert not post.ephemeral, post.text
+            assert f"**{move}" in post.text, post.text  # posted in WXF, as typed
+        since = len(thread.messages)
+        resigned = await (await fake.slash(bob, thread, "resign")).reply()
+        assert "White wins by resignation" in resigned.text
+        await posted(fake, thread, since, lambda m: "resign" in m.text)
+
+        rec = await fake.slash(
+            alice, world.lobby, "challenge", variant="shogi", opponent=bob, color="white"
+        )
+        await (await fake.click(bob, await rec.reply(), label="Accept")).response()
+        await fake.wait_until(
+            lambda: len(fake.threads(world.lobby)) == 2, POST_TIMEOUT, "the Shogi game"
+        )
+        thread = fake.threads(world.lobby)[1]
+        start = await posted(fake, thread, 0, lambda m: "the game begins" in m.content)
+        assert "Shogi" in start.text
+        # The Bishops are exchanged (with a promotion) and one dropped back in the centre.
+        for ply, (move, shown) in enumerate(
+            (
+                ("P-7f", "P7g-7f"),
+                ("P-3d", "P3c-3d"),
+                ("Bx2b+", "B8hx2b+"),
+                ("Sx2b", "S3ax2b"),
+                ("B*5e", "B*5e"),
+            )
+        ):
+            post = await play(fake, players[ply % 2], thread, move)
+            assert not post.ephemeral, post.text
+            assert shown in post.text, post.text
+        refused = await play(fake, bob, thread, "P*5e")  # Gote holds a Bishop, no Pawn
+        assert refused.ephemeral
+        since = len(thread.messages)
+        resigned = await (await fake.slash(bob, thread, "resign")).reply()
+        assert "White wins by resignation" in resigned.text
+        await posted(fake, thread, since, lambda m: "resign" in m.text)
