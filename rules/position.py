@@ -2150,6 +2150,8 @@ class Position:
             return self._safe_zone()
         if v.zone.reply:
             return self._zone_reply()
+        if v.zone.hold:
+            return self._zone_held()
         reached = self._zone_reached()
         return None if reached is None else Outcome(Termination.GOAL, winner=reached)
 
@@ -2178,6 +2180,20 @@ class Position:
                 ):
                     return None
         return Outcome(Termination.GOAL, winner=side ^ 1)
+
+    def _zone_held(self) -> Outcome | None:
+        """Jeson Mor (Fairy-Stockfish's flagMove for a piece other than the King): the side
+        to move wins when its goal piece still stands in its zone, the other side's move
+        having failed to dislodge it; both there with White to move is a draw."""
+        v = self.variant
+        zone = v.zone
+        assert zone is not None
+        t = self.t
+        side = self.side
+        if not self.pieces[t.code(zone.piece, side)] & zone.squares[side]:
+            return None
+        both = side == 0 and self.pieces[t.code(zone.piece, 1)] & zone.squares[1]
+        return Outcome(Termination.GOAL, winner=None if both else side)
 
     def _safe_zone(self) -> Outcome | None:
         """A goal zone to be reached safely (Dobutsu's Lion): a side whose goal piece stands

@@ -327,7 +327,13 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         if black != white:
             where = f"{where} (White), {_squares(v, black)} (Black)"
         safely = " without being attacked there" if v.zone.safe else ""
-        lines.append(f"A {piece} that reaches {where}{safely} wins at once.")
+        if v.zone.hold:
+            lines.append(
+                f"A {piece} that reaches {where} and still stands there when its side is "
+                "next to move wins."
+            )
+        else:
+            lines.append(f"A {piece} that reaches {where}{safely} wins at once.")
         if v.zone.reply:
             lines.append(
                 f"Except that when White's {piece} gets there first, Black still moves if its "

@@ -268,6 +268,9 @@ class Zone:
     reply: bool = False
     """Racing Kings (Fairy-Stockfish's flagMove): when White's piece reaches its zone,
     Black still moves if its own piece can reach its zone at once; reaching it then draws."""
+    hold: bool = False
+    """Jeson Mor (Fairy-Stockfish's flagMove for a piece other than the King): the piece
+    wins when it still stands in its zone as its side is next to move."""
 
 
 COUNTING_STYLES = ("makruk", "cambodian", "asean")
@@ -1640,6 +1643,7 @@ def _build_zone(
         "region",
         "safe",
         "reply",
+        "hold",
     }:
         raise VariantError(
             source,
@@ -1648,11 +1652,16 @@ def _build_zone(
         )
     safe = raw.get("safe", False)
     reply = raw.get("reply", False)
-    for name, value in (("safe", safe), ("reply", reply)):
+    hold = raw.get("hold", False)
+    for name, value in (("safe", safe), ("reply", reply), ("hold", hold)):
         if not isinstance(value, bool):
             raise VariantError(source, f"{key}.{name}", "must be true or false")
     if safe and reply:
         raise VariantError(source, f"{key}.reply", "a safe zone gives no reply")
+    if hold and (safe or reply):
+        raise VariantError(
+            source, f"{key}.hold", "a zone held until the next move is neither safe nor replied"
+        )
     pid = raw.get("piece")
     if not isinstance(pid, str) or pid not in by_id:
         raise VariantError(source, f"{key}.piece", f"must name a piece of the variant, not {pid!r}")
@@ -1668,12 +1677,12 @@ def _build_zone(
         if sides:
             raise VariantError(source, f"{key}.region", "give either region or squares")
         region = region_named(regions, raw["region"], source, f"{key}.region")
-        return Zone(pid, region.squares, safe, reply)
+        return Zone(pid, region.squares, safe, reply, hold)
     if "squares" not in raw:
         raise VariantError(source, f"{key}.squares", "must list White's goal squares")
     white = sides[0]
     black = sides[1] if len(sides) > 1 else frozenset(geometry.mirror(sq) for sq in white)
-    return Zone(pid, (white, black), safe, reply)
+    return Zone(pid, (white, black), safe, reply, hold)
 
 
 def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Extinction | None:

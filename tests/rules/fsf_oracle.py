@@ -108,6 +108,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("kinglet", "kinglet", games=5, plies=(10, 70)),
     Entry("threekings", "threekings", games=5, plies=(10, 70)),
     Entry("codrus", "codrus", games=5, plies=(6, 50)),
+    Entry("jesonmor", "jesonmor", games=8, plies=(3, 40)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

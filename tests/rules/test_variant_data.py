@@ -33,6 +33,7 @@ CATALOGUE = {
     "antichess", "giveaway", "suicide", "losers",
     "pocketknight", "breakthrough",
     "extinction", "kinglet", "threekings", "codrus",
+    "jesonmor",
 }  # fmt: skip
 
 

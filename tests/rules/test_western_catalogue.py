@@ -88,3 +88,20 @@ def test_breakthrough_is_won_on_the_far_rank_or_by_taking_everything() -> None:
     outcome = game.outcome()
     assert outcome is not None and outcome.winner == 0
     assert outcome.termination is Termination.EXTINCTION
+
+
+def test_jeson_mor_is_won_by_holding_the_centre_for_a_move() -> None:
+    """pyffish 0.0.90: after d3e5 the game goes on (Black to move, not ended); after
+    Black's reply that leaves the Knight there, White has won (is_immediate_game_end)."""
+    start = "n7n/9/9/5n3/9/9/3N5/9/N7N w - - 0 1"
+    game = Game.from_position_text("jesonmor", start)
+    game.play("d3e5")
+    assert game.outcome() is None and len(uci_moves(game.position)) == 12
+    game.play("a9b7")
+    outcome = game.outcome()
+    assert outcome is not None and outcome.winner == 0
+    assert outcome.termination is Termination.GOAL
+    taken = Game.from_position_text("jesonmor", "n7n/9/5n3/9/9/9/3N5/9/N7N w - - 0 1")
+    taken.play("d3e5")
+    taken.play("f7e5")  # taken: now Black's Knight must hold the centre
+    assert taken.outcome() is None
