@@ -51,6 +51,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import Row, percentiles
 from benchmarks.pgproxy import PgProxy
@@ -105,7 +106,7 @@ class Stats:
 
 def run(quick: bool = False) -> list[Row]:
     if quick:
-        return measure(games=1_000, deadlines=100, seconds=3.0, rounds=2)
+        return measure(games=1_000, deadlines=100, seconds=3.0, rounds=1)
     return measure(games=GAMES, deadlines=DEADLINE_GAMES, seconds=8.0, rounds=ROUNDS)
 
 
@@ -274,14 +275,19 @@ def _load(
 ) -> Stats:
     """`processes` processes playing `movers` for `seconds` (their clock starts at
     `T0 + offset`), then the data checked."""
-    start_at = time.time() + 2.0 + processes  # every process connected before the start
     parts = [movers[k::processes] for k in range(processes)]
     tasks = TASKS if TASKS_EACH else max(1, TASKS // processes)
     context = multiprocessing.get_context("spawn")
     total = Stats()
-    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+    with (
+        context.Manager() as manager,
+        ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool,
+    ):
+        # Every process starts playing when all have connected (a process still starting
+        # would take the cores from the others' measured seconds).
+        ready = manager.Barrier(processes)
         futures = [
-            pool.submit(_process, target, part, start_at, seconds, k, tasks, offset)
+            pool.submit(_process, target, part, ready, seconds, k, tasks, offset)
             for k, part in enumerate(parts)
         ]
         for future in futures:
@@ -295,27 +301,29 @@ def _load(
 def _process(
     target: str,
     games: list[int],
-    start_at: float,
+    ready: Any,
     seconds: float,
     seed: int,
     tasks: int,
     offset: int,
 ) -> Stats:
     """One bot process (run in a child)."""
-    return asyncio.run(_process_async(target, games, start_at, seconds, seed, tasks, offset))
+    return asyncio.run(_process_async(target, games, ready, seconds, seed, tasks, offset))
 
 
 async def _process_async(
     target: str,
     games: list[int],
-    start_at: float,
+    ready: Any,
     seconds: float,
     seed: int,
     tasks: int,
     offset: int,
 ) -> Stats:
     async with await Storage.open(target, engine=ENGINE, migrate=False) as storage:
-        await asyncio.sleep(max(0.0, start_at - time.time()))
+        # The pool's connections opened (one per playing task) before the clock starts.
+        await asyncio.gather(*(storage.games.get(game_id) for game_id in games[:tasks]))
+        await asyncio.to_thread(ready.wait)
         end = time.perf_counter() + seconds
         began = time.perf_counter()
 
