@@ -59,6 +59,7 @@ GUILD, CHANNEL = 900, 901
 LONG, BOARD, LINE = 7000, 6000, 7100  # threads: the long Bigorra game, the probe's, the line's
 LAG_GOAL = 0.100
 SLEEP = 0.005
+WINDOW = 1.0
 
 
 def random_line(game: RulesGame, plies: int, seed: int) -> list[str]:
@@ -144,11 +145,21 @@ def service_for(storage: Storage) -> GameService:
     return service
 
 
-def forget_values() -> None:
-    """Piece values not yet computed, as in a process that never showed them."""
+def forget_values(service: GameService) -> None:
+    """Piece values not yet computed, as in a bot that never showed them: the caches of
+    this process and of the service emptied, the bot's worker process (if any) stopped, so
+    the next one starts afresh (its start is part of the command's time)."""
     from search import values
 
     values._CACHE.clear()
+    kept = getattr(service.variants, "_values", None)
+    if kept is not None:
+        kept.clear()
+    try:
+        from bot.service.offload import close_process
+    except ImportError:
+        return
+    close_process()
 
 
 async def measured(
@@ -179,6 +190,9 @@ async def measured(
     cpu = time.process_time()
     await work()
     took, cpu = time.perf_counter() - start, time.process_time() - cpu
+    # At least a second of samples: the figures of a short command are those of the second
+    # that began with it (its after-effects included).
+    await asyncio.sleep(max(0.0, WINDOW - took))
     running = False
     await asyncio.gather(*tasks)
     return {"lags": lags, "boards": boards, "took": took, "cpu": cpu}
@@ -218,7 +232,7 @@ async def lag_rows(folder: Path, quick: bool) -> list[Row]:
         authors = iter(range(200, 10_000))
 
         async def piece() -> None:
-            forget_values()
+            forget_values(service)
             variant, info = await service.variants.piece_info(GUILD, "bigorra", "King")
             await service.render_piece(variant, info.id)
 
@@ -237,7 +251,7 @@ async def lag_rows(folder: Path, quick: bool) -> list[Row]:
             defined.append(f"big{number}")
 
         async def show() -> None:
-            forget_values()
+            forget_values(service)
             loaded = getattr(service.variants, "_loaded", None)
             if loaded is not None:
                 loaded.clear()
@@ -305,11 +319,12 @@ async def lag_rows(folder: Path, quick: bool) -> list[Row]:
                 boards += got["boards"]
                 took.append(got["took"])
             p99, top = percentiles(lags, 99, 100)
+            label += f"; {len(lags)} lag samples"
             b50, b99 = percentiles(boards, 50, 99) if boards else (float("nan"),) * 2
             rows.append(
                 Row(
                     SECTION,
-                    f"loop lag p99 / max while: {label} (took {statistics.median(took):.2f} s; "
+                    f"loop lag p99 / max while: {label} (took {statistics.median(took):.2f} s, "
                     f"other player's /board p50 / p99 {ms(b50)} / {ms(b99)}, {len(boards)} asked)",
                     f"{ms(p99)} / {ms(top)}",
                     goal="p99 < 100 ms",

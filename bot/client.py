@@ -15,6 +15,7 @@ from bot import announce, announce_analysis, announce_tournaments, announce_vari
 from bot.cogs import EXTENSIONS
 from bot.cogs.boards import board_view
 from bot.cogs.common import send_error
+from bot.lagwatch import LagWatch, interaction_name
 from bot.loops import DueLoop
 from bot.service import Clock, GameService, SystemClock, consequences, tournaments, variants
 from bot.service.backups import BackupPlan, BackupService
@@ -138,6 +139,7 @@ class FairyPost(commands.AutoShardedBot):
         self._opponent: OpponentService | None = None
         self._pool: SearchPool | None = None
         self.reviews: SearchPool | None = None
+        self.lag = LagWatch()
         """/analyze's own worker process (started on the first review), apart from the
         engine's: a ten-minute review neither slows the bot nor holds up its moves."""
         self._engine_loops: list[DueLoop] = []
@@ -197,6 +199,7 @@ class FairyPost(commands.AutoShardedBot):
         # The CPU worker process (piece values, sanity runs) starts now, not on the first
         # /piece; kept referenced until it is up.
         self._warming = asyncio.create_task(warm_process())
+        self.lag.start()
         registry = EffectRegistry(self._storage)
         consequences.install(registry, self._service)
         announce.install(registry, self, self._service, board_view)
@@ -328,6 +331,16 @@ class FairyPost(commands.AutoShardedBot):
             effects.follow(loop)
             self._engine_loops.append(loop)
 
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Every interaction is noted for the loop's watch (a stall names what began)."""
+        kinds = {
+            discord.InteractionType.autocomplete: "autocomplete",
+            discord.InteractionType.component: "component",
+            discord.InteractionType.modal_submit: "modal",
+        }
+        data = dict(interaction.data) if interaction.data else None
+        self.lag.began(interaction_name(kinds.get(interaction.type, "command"), data))
+
     async def on_ready(self) -> None:
         shards = "all shards" if self.shard_ids is None else f"shards {self.shard_ids}"
         log.info(
@@ -350,6 +363,7 @@ class FairyPost(commands.AutoShardedBot):
         if self.reviews is not None:
             self.reviews.close()
             self.reviews = None
+        self.lag.stop()
         await super().close()
         if self._storage is not None:
             await self._storage.close()

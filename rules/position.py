@@ -268,6 +268,9 @@ class Position:
         other._checks = self._checks[:]
         other._trail = self._trail[:]
         other._chase = self._chase[:]
+        # The legal moves listed here hold there too (a tuple, never changed in place): a
+        # copy for a picture or a view does not list them again (its outcome, its text).
+        other._legal = self._legal
         return other
 
     def planning_copy(self, side: int) -> Position:
