@@ -31,7 +31,7 @@ from typing import NoReturn
 
 from rules.betza import ATOMS, Component, Kind, parse_betza
 from rules.errors import BetzaError, RulesError, VariantError
-from rules.variant import Variant, load_variant, variant_ids
+from rules.variant import PieceType, Variant, load_variant, variant_ids
 
 MAX_INI_BYTES = 32 * 1024
 MAX_SECTIONS = 40
@@ -826,7 +826,6 @@ REFUSED: dict[str, str] = {
     "connectRegion1Black": "connecting two edges (a connection game)",
     "connectRegion2Black": "connecting two edges (a connection game)",
     "soldierPromotionRank": "the Xiangqi Soldier's sideways step",
-    "promotionLimit": "a limit on how many pieces of a kind promotion may make",
     "promotedPieceType": "promotion of pieces other than Pawns (Shogi style)",
     "piecePromotionOnCapture": "promotion of pieces other than Pawns (Shogi style)",
     "mandatoryPiecePromotion": "promotion of pieces other than Pawns (Shogi style)",
@@ -878,6 +877,7 @@ MAPPED = frozenset(
         "whiteDropRegion",
         "blackDropRegion",
         "dropNoDoubledCount",
+        "promotionLimit",
         "immobilityIllegal",
         "flyingGeneral",
         "nMoveRule",
@@ -1098,7 +1098,10 @@ def variant_id(name: str) -> str:
     text = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-") or "variant"
     if not text[0].isalpha():
         text = "fsf-" + text
-    return text[:32].rstrip("-")
+    text = text[:28].rstrip("-")
+    from rules.variant import builtin_ids
+
+    return text + "-ini" if text in builtin_ids() else text
 
 
 def _check_options(config: Config, source: str) -> list[str]:
@@ -1587,7 +1590,7 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
         if slot == "king":
             entry["royal"] = True
         if promo[0] and promo_rows:
-            entry["promotion"] = _promotion(config, source, mandatory, promo_rows)
+            entry["promotion"] = _promotion(config, source, mandatory, promo_rows, start)
         out.append(Piece(slot, piece_id, letter, moves, ep, entry))
     if "king" not in config.pieces:
         pass  # a game without a King: Fairy Post's loader says what it needs
@@ -1641,7 +1644,9 @@ def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tupl
     return rows_w, _bool(config, "mandatoryPawnPromotion", source)
 
 
-def _promotion(config: Config, source: str, mandatory: bool, rows: list[int]) -> dict[str, object]:
+def _promotion(
+    config: Config, source: str, mandatory: bool, rows: list[int], start: Start
+) -> dict[str, object]:
     white = piece_set(config, "promotionPieceTypes", 0)
     black = piece_set(config, "promotionPieceTypes", 1)
     if "promotionPieceTypes/0" not in config.sets:
@@ -1658,6 +1663,28 @@ def _promotion(config: Config, source: str, mandatory: bool, rows: list[int]) ->
     order = [s for s in SLOT_ORDER if s in white and s in config.pieces]
     order.sort(key=lambda s: "qrbnk".find(config.pieces[s].letter) % 10)
     out: dict[str, object] = {"to": order}
+    limit = config.options.get("promotionLimit", "").strip()
+    if limit:
+        wanted = {}
+        for token in limit.split():
+            letter, _, count = token.partition(":")
+            slot = config.slot_of(letter) if len(letter) == 1 else None
+            if slot is None or not count.isdigit():
+                _refuse(config, "promotionLimit", source, f"{token!r} is not letter:count")
+            wanted[slot] = int(count)
+        at_start = {
+            s: sum(1 for slot, color in start.board.values() if slot == s and color == 0)
+            for s in order
+        }
+        if wanted != at_start:
+            _refuse(
+                config,
+                "promotionLimit",
+                source,
+                "promotionLimit (a limit on promoted pieces) other than each type's number in "
+                'the start position (Fairy Post\'s limit = "start-count")',
+            )
+        out["limit"] = "start-count"
     if mandatory:
         out["compulsory-rows"] = rows
     else:
@@ -1927,7 +1954,15 @@ def builtin_parent(name: str, source: str) -> Config:
     for vid in variant_ids():
         variant = load_variant(vid)
         if variant.fsf_variant == name or (vid == name and variant.fsf_variant is None):
-            text = export_ini(variant, name=f"{name}-parent")
+            try:
+                text = export_ini(variant, name=f"{name}-parent")
+            except IniRefusal as exc:
+                raise IniRefusal(
+                    source,
+                    f"[{name}]",
+                    f"its parent, Fairy-Stockfish's {name} as Fairy Post plays it, has "
+                    f"{exc.reason}",
+                ) from None
             section = read_sections(text, source)[0]
             return apply_section(default_config(), section, source)
     raise IniRefusal(
@@ -2018,5 +2053,476 @@ def convert_section(text: str, name: str, source: str = "variants.ini") -> str:
     raise VariantError(source, f"[{name}]", f"no such section; the sections are: {names}")
 
 
+# ---------------------------------------------------------------------------------------
+# Out: a Fairy Post variant as a variants.ini section
+
+VARIANT_WRITTEN = frozenset(
+    [
+        "id",
+        "name",
+        "description",
+        "status",
+        "inventor",
+        "sources",
+        "geometry",
+        "pieces",
+        "setup",
+        "castling",
+        "fast_castling",
+        "ep_capturers",
+        "ep_victims",
+        "move_rule",
+        "repetition",
+        "stalemate",
+        "goal",
+        "insufficient_material",
+        "captures_to_hand",
+        "demote_to_hand",
+        "zone",
+        "regions",
+        "fsf_variant",
+        "fsf_letters",
+        "pgn_variant",
+        "fsf_aliases",
+        "black_setup",
+        "flying_general",
+        "perpetual_check",
+        "display",
+        "notation",
+        "immobility_illegal",
+        "drop_region",
+        "repetition_result",
+        "option_defs",
+        "options",
+        "decisions",
+        "source_file",
+        "definition",
+        "digest",
+        "_by_id",
+    ]
+)
+"""Variant fields the export writes (or that have no effect on the rules); any other field
+that differs from its default is refused by name."""
+PIECE_WRITTEN = frozenset(
+    [
+        "id",
+        "name",
+        "letters",
+        "aliases",
+        "components",
+        "royal",
+        "promotion",
+        "no_drop_rows",
+        "region",
+        "drop_one_per_file",
+        "drop_mate",
+        "glyph",
+    ]
+)
+FIELD_NAMES = {
+    "bare_king": "a bare King losing (Shatranj)",
+    "bare_king_draw": "a bare King drawing (Shatar)",
+    "counting": "Makruk's counting rules",
+    "mate": "Shatar's mating rules",
+    "reserve": "reserve pieces (S-Chess, Florea)",
+    "reserve_in_hand": "reserve pieces (S-Chess)",
+    "drop_any_face": "two-sided pieces dropped either face up",
+    "passing": "passing (Janggi)",
+    "bikjang": "Janggi's bikjang",
+    "points": "material points (Janggi)",
+    "move_repetition": "the ban on repeating a move (Janggi)",
+    "chasing": "Xiangqi's chasing rule",
+    "drop_promoted": "drops of promoted pieces (Kyoto Shogi)",
+    "flip": "two-sided pieces (Patricia)",
+    "family": "two-sided pieces (Patricia)",
+    "initial_leap": "the King's first leap",
+    "first_leaps": "the King's first leap (Cambodian)",
+    "capture_checker_only": "Makpong's King",
+    "once_per_game": "a once-per-game move",
+    "succession": "succession (Timurid's Prince)",
+    "region_moves": "moves in a region only (the Xiangqi Soldier, Janggi's palace)",
+    "cannot_capture": "pieces that may not take others (the Janggi Cannon)",
+    "cannot_hop_over": "pieces that may not hop over others (the Janggi Cannon)",
+    "demotes_to": "Shogi-style promoted pieces",
+    "drop_region": "a drop region of one piece",
+}
+
+
+def _default_of(cls: type, name: str) -> object:
+    import dataclasses
+
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            if f.default is not dataclasses.MISSING:
+                return f.default
+            if f.default_factory is not dataclasses.MISSING:
+                return f.default_factory()
+    return dataclasses.MISSING
+
+
+def _unwritten(obj: object, written: frozenset[str]) -> list[str]:
+    import dataclasses
+
+    assert dataclasses.is_dataclass(obj)
+    out = []
+    for f in dataclasses.fields(obj):
+        if f.name in written:
+            continue
+        default = _default_of(type(obj), f.name)
+        if default is dataclasses.MISSING or getattr(obj, f.name) != default:
+            out.append(f.name)
+    return out
+
+
 def export_ini(variant: Variant, name: str | None = None) -> str:
-    raise IniRefusal("export", variant.id, "not written yet")
+    """`variant` as a variants.ini section that Fairy-Stockfish 0.0.90 loads and plays the
+    same way (IniRefusal naming what its format cannot say)."""
+    from rules.fsf import letters as fsf_letters
+
+    source = variant.id
+    title = name or variant.id
+    if title in FSF_BUILTINS:
+        title += "-fairypost"  # Fairy-Stockfish ignores a section named after its own game
+
+    def refuse(key: str, reason: str) -> NoReturn:
+        raise IniRefusal(source, key, reason)
+
+    geo = variant.geometry
+    files, ranks = geo.files, geo.ranks
+    if files > 12 or ranks > 10:
+        refuse("files", f"a board of {files}x{ranks}: Fairy-Stockfish's boards are at most 12x10")
+    for fname in _unwritten(variant, VARIANT_WRITTEN):
+        what = FIELD_NAMES.get(fname, fname.replace("_", " "))
+        refuse(fname.replace("_", "-"), f"{what}: Fairy-Stockfish's variants.ini cannot say it")
+    if variant.goal != "checkmate":
+        refuse("rules.goal", "royal capture: Fairy-Stockfish's variants.ini cannot say it")
+    if variant.stalemate not in ("draw", "loss"):
+        refuse("rules.stalemate", f"stalemate = {variant.stalemate!r}: no variants.ini option")
+    table = fsf_letters(variant)
+    keys: dict[str, str] = {"maxRank": str(ranks), "maxFile": FILE_LETTERS[files - 1]}
+    slots: dict[str, str] = {}
+    used: set[str] = set()
+    customs = iter(CUSTOM_SLOTS)
+    royal = [p for p in variant.pieces if p.royal]
+    if len(royal) != 1:
+        refuse("pieces", "a game without exactly one royal piece")
+    pawn_rows: set[int] = set()
+    initial_pieces = []
+    for p in variant.pieces:
+        for fname in _unwritten(p, PIECE_WRITTEN):
+            what = FIELD_NAMES.get(fname, fname.replace("_", " "))
+            refuse(f"pieces.{p.id}", f"{what}: Fairy-Stockfish's variants.ini cannot say it")
+        letter = table.get(p.id)
+        if letter is None or len(letter) != 1:
+            refuse(f"pieces.{p.id}", "a piece without a one-letter Fairy-Stockfish name")
+        assert letter is not None
+        moves = our_moves(p.components)
+        if moves is None:
+            kinds = sorted({c.kind.value for c in p.components} - {"leap", "lame", "ride", "hop"})
+            names = {
+                "bent": "bent riders",
+                "paths": "multi-path leapers",
+                "path-ride": "circular and crooked riders",
+            }
+            refuse(
+                f"pieces.{p.id}",
+                f"{', '.join(names.get(k, k) for k in kinds)}: Fairy-Stockfish's Betza cannot "
+                "say them",
+            )
+        assert moves is not None
+        pawnlike = {c.pawnlike for c in p.components}
+        if len(pawnlike) > 1:
+            refuse(
+                f"pieces.{p.id}",
+                "pawn moves beside other moves (Fairy-Stockfish resets the move count on all "
+                "or none)",
+            )
+        if any(m[1] for m in moves):
+            initial_pieces.append(p)
+        plain = frozenset(m for m in moves if not m[1])
+        slot = None
+        if p.royal:
+            slot = "king"
+            betza = "" if _normal(plain) == _normal(fsf_moves("K")[0]) else fsf_betza_for(moves)
+        elif "pawn" not in used and _normal(plain) == _normal(fsf_moves("fmWfcF")[0]):
+            slot, betza = "pawn", ""
+        if slot is None:
+            for cand, text in PREDEFINED:
+                if cand in used or cand in SPECIAL_PIECES or cand == "pawn" or not text:
+                    continue
+                if _normal(fsf_moves(text)[0]) == _normal(moves):
+                    slot, betza = cand, ""
+                    break
+        if slot is None:
+            slot = next(customs, None)
+            betza = fsf_betza_for(moves)
+            if slot is None:
+                refuse("pieces", "more than 25 custom pieces")
+        if betza is None:
+            refuse(f"pieces.{p.id}", "a movement Fairy-Stockfish's Betza cannot say")
+        assert slot is not None
+        used.add(slot)
+        slots[p.id] = slot
+        keys[slot] = letter + (f":{betza}" if betza else "")
+        if slot == "pawn":
+            pawn_rows |= {geo.row(sq, 0) for sq, pid in variant.setup if pid == p.id}
+    letter_of = {pid: table[pid] for pid in slots}
+    pawn_types = sorted(
+        letter_of[p.id] for p in variant.pieces if any(c.pawnlike for c in p.components)
+    )
+    if (
+        pawn_types != ["p"]
+        or slots.get("pawn") is None
+        or letter_of.get(next((pid for pid, s in slots.items() if s == "pawn"), "")) != "p"
+    ):
+        keys["nMoveRuleTypes"] = "".join(pawn_types) or "-"
+    # Promotion
+    promoting = [p for p in variant.pieces if p.promotion is not None]
+    promo_keys = {
+        (p.promotion.to, p.promotion.compulsory_rows, p.promotion.optional_rows,
+         p.promotion.limited_by_start_count)
+        for p in promoting if p.promotion is not None
+    }  # fmt: skip
+    if len(promo_keys) > 1:
+        refuse("promotion", "pieces that promote differently: Fairy-Stockfish has one rule")
+    keys["promotionPawnTypes"] = "".join(sorted(letter_of[p.id] for p in promoting)) or "-"
+    if promoting:
+        promo = promoting[0].promotion
+        assert promo is not None
+        if (
+            promo.zone is not None
+            or promo.mandatory
+            or promo.on_capture
+            or (promo.pawn_moves_only and any(not c.pawnlike for c in promoting[0].components))
+        ):
+            refuse("promotion", "Shogi-style promotion zones: not written yet")
+        if promo.compulsory_rows and promo.optional_rows:
+            if not _immobile_rows_are(variant, promoting, promo.compulsory_rows):
+                refuse("promotion", "promotion optional on some rows and compulsory on others")
+            keys["immobilityIllegal"] = "true"
+        rows = sorted(promo.compulsory_rows | promo.optional_rows)
+        keys["promotionRegionWhite"] = " ".join(f"*{r}" for r in rows) or "-"
+        keys["promotionRegionBlack"] = " ".join(f"*{ranks + 1 - r}" for r in rows) or "-"
+        keys["mandatoryPawnPromotion"] = "false" if promo.optional_rows else "true"
+        keys["promotionPieceTypes"] = "".join(letter_of[t] for t in promo.to) or "-"
+        if promo.limited_by_start_count:
+            counts = {t: sum(1 for _, pid in variant.setup if pid == t) for t in promo.to}
+            keys["promotionLimit"] = " ".join(f"{letter_of[t]}:{n}" for t, n in counts.items())
+    else:
+        keys["promotionPieceTypes"] = "-"
+    # Double steps and en passant: Fairy-Stockfish's come from a region
+    starts: set[int] = set()
+    for p in initial_pieces:
+        if any(m[3][1] <= 0 for m in (our_moves(p.components) or ()) if not m[1]):
+            refuse(f"pieces.{p.id}", "first-move-only moves of a piece that can step back")
+        starts |= {geo.row(sq, 0) for sq, pid in variant.setup if pid == p.id}
+    if len(starts) > 1:
+        refuse("pieces", "first moves from more than one rank")
+    if starts:
+        row = next(iter(starts))
+        keys["doubleStepRegionWhite"] = f"*{row}"
+        keys["doubleStepRegionBlack"] = f"*{ranks + 1 - row}"
+    else:
+        keys["doubleStep"] = "false"
+    victims = {p.id for p in initial_pieces}
+    if variant.ep_victims and variant.ep_victims != victims:
+        refuse("rules.en-passant", "en-passant victims other than the pieces with a first move")
+    if not variant.ep_capturers and victims:
+        keys["enPassantRegion"] = "-"
+    keys["enPassantTypes"] = "".join(sorted(letter_of[i] for i in variant.ep_capturers)) or "-"
+    # Castling
+    if variant.fast_castling is not None:
+        refuse("castling", "Florea's castling")
+    castling = _export_castling(variant, letter_of, keys, refuse)
+    # Start position
+    keys["startFen"] = _export_fen(variant, letter_of, castling)
+    # Rules
+    keys["nMoveRule"] = str(variant.move_rule)
+    keys["nFoldRule"] = str(variant.repetition)
+    results = {
+        "draw": ("draw", "false"),
+        "repeater-wins": ("loss", "false"),
+        "repeater-loses": ("win", "false"),
+        "white-loses": ("loss", "true"),
+        "black-loses": ("win", "true"),
+    }
+    keys["nFoldValue"], keys["nFoldValueAbsolute"] = results[variant.repetition_result]
+    keys["stalemateValue"] = variant.stalemate
+    if variant.perpetual_check == "loss":
+        keys["perpetualCheckIllegal"] = "true"
+    if variant.flying_general:
+        keys["flyingGeneral"] = "true"
+    if variant.immobility_illegal:
+        keys["immobilityIllegal"] = "true"
+    if variant.captures_to_hand:
+        keys["pieceDrops"] = "true"
+        keys["capturesToHand"] = "true"
+        if not variant.demote_to_hand:
+            keys["dropLoop"] = "true"
+        _export_drops(variant, letter_of, slots, keys, refuse)
+    else:
+        for p in variant.pieces:
+            if p.no_drop_rows or p.drop_one_per_file or p.drop_mate != "legal":
+                pass  # no drops in this game: drop rules have no effect
+    if variant.zone is not None:
+        if variant.zone.safe:
+            refuse("rules.goal-zone", "a goal that must be reached safely")
+        keys["flagPiece"] = letter_of[variant.zone.piece]
+        keys["flagRegionWhite"] = " ".join(geo.name(sq) for sq in sorted(variant.zone.squares[0]))
+        keys["flagRegionBlack"] = " ".join(geo.name(sq) for sq in sorted(variant.zone.squares[1]))
+    for p in variant.pieces:
+        if p.region is not None:
+            region = variant.region(p.region)
+            cap = slots[p.id][0].upper() + slots[p.id][1:]
+            for color, side in ((0, "White"), (1, "Black")):
+                keys[f"mobilityRegion{side}{cap}"] = (
+                    " ".join(geo.name(sq) for sq in sorted(region.of(color))) or "-"
+                )
+    lines = [f"# {variant.name}, written by Fairy Post (python -m rules export-ini {variant.id})"]
+    if variant.insufficient_material:
+        lines.append(
+            "# Fairy Post also draws at once on insufficient material; Fairy-Stockfish has no "
+            "such rule (the moves are the same)."
+        )
+    lines.append(f"[{title}]")
+    lines += [f"{k} = {v}" for k, v in keys.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _immobile_rows_are(variant: Variant, promoting: list[PieceType], rows: frozenset[int]) -> bool:
+    """Whether Fairy-Stockfish's immobilityIllegal makes promotion compulsory on exactly
+    `rows` (the rows where the promoting pieces could never move again) and changes nothing
+    else (every other piece can move from every square)."""
+    geo = variant.geometry
+    if variant.immobility_illegal:
+        return False
+    for p in variant.pieces:
+        vectors = {c_v for c in p.components for c_v in c.vectors}
+        stuck = set()
+        for sq in range(geo.size):
+            x, y = geo.file_of(sq), sq // geo.files
+            if not any(0 <= x + vx < geo.files and 0 <= y + vy < geo.ranks for vx, vy in vectors):
+                stuck.add(geo.row(sq, 0))
+        if p in promoting:
+            if stuck != set(rows):
+                return False
+        elif stuck:
+            return False
+    return True
+
+
+def _export_castling(
+    variant: Variant,
+    letter_of: Mapping[str, str],
+    keys: dict[str, str],
+    refuse: Callable[[str, str], NoReturn],
+) -> str:
+    geo = variant.geometry
+    if not variant.castling:
+        keys["castling"] = "false"
+        return ""
+    king_files = {geo.file_of(c.king_from) for c in variant.castling}
+    ranks_ = {
+        geo.row(sq, 0)
+        for c in variant.castling
+        for sq in (c.king_from, c.king_to, c.rook_from, c.rook_to)
+    }
+    if len(king_files) != 1 or len(ranks_) != 1 or len(variant.castling) > 2:
+        refuse("castling", "castling moves Fairy-Stockfish's options cannot place")
+    king_file = next(iter(king_files))
+    rights = ""
+    for c in variant.castling:
+        kf, kt = geo.file_of(c.king_from), geo.file_of(c.king_to)
+        rf, rt = geo.file_of(c.rook_from), geo.file_of(c.rook_to)
+        kingside = rf > kf
+        if rt != (kt - 1 if kingside else kt + 1):
+            refuse("castling", "a Rook that does not land beside the King")
+        side = "Kingside" if kingside else "Queenside"
+        if f"castling{side}File" in keys:
+            refuse("castling", "two castling moves to one wing")
+        keys[f"castling{side}File"] = FILE_LETTERS[kt]
+        keys[f"castlingRook{side}File"] = FILE_LETTERS[rf]
+        rights += "K" if kingside else "Q"
+    keys["castlingRank"] = str(next(iter(ranks_)))
+    keys["castlingKingFile"] = FILE_LETTERS[king_file]
+    at = dict(variant.setup)
+    kings = {at.get(c.king_from) for c in variant.castling}
+    rooks = {at.get(c.rook_from) for c in variant.castling}
+    if None in kings or None in rooks or len(kings) != 1:
+        refuse("castling", "castling without its pieces on their squares")
+    keys["castlingKingPiece"] = letter_of[str(next(iter(kings)))]
+    keys["castlingRookPieces"] = "".join(sorted(letter_of[str(r)] for r in rooks))
+    return "".join(sorted(rights)) + "".join(sorted(rights)).lower()
+
+
+def _export_fen(variant: Variant, letter_of: Mapping[str, str], castling: str) -> str:
+    geo = variant.geometry
+    board: dict[int, str] = {}
+    for color in (0, 1):
+        for sq, pid in variant.army(color):
+            letter = letter_of[pid]
+            board[sq] = letter.upper() if color == 0 else letter.lower()
+    rows = []
+    for rank in range(geo.ranks - 1, -1, -1):
+        row, empty = "", 0
+        for f in range(geo.files):
+            sq = geo.index(f, rank)
+            if sq in board:
+                row += (str(empty) if empty else "") + board[sq]
+                empty = 0
+            else:
+                empty += 1
+        rows.append(row + (str(empty) if empty else ""))
+    pocket = "[]" if variant.captures_to_hand else ""
+    return f"{'/'.join(rows)}{pocket} w {castling or '-'} - 0 1"
+
+
+def _export_drops(
+    variant: Variant,
+    letter_of: Mapping[str, str],
+    slots: Mapping[str, str],
+    keys: dict[str, str],
+    refuse: Callable[[str, str], NoReturn],
+) -> None:
+    geo = variant.geometry
+    if variant.drop_region is not None:
+        region = variant.region(variant.drop_region)
+        keys["dropRegionWhite"] = " ".join(geo.name(sq) for sq in sorted(region.of(0))) or "-"
+        keys["dropRegionBlack"] = " ".join(geo.name(sq) for sq in sorted(region.of(1))) or "-"
+    promo_rows: set[int] = set()
+    for p in variant.pieces:
+        if p.promotion is not None:
+            promo_rows = set(p.promotion.compulsory_rows | p.promotion.optional_rows)
+    nodouble = [p for p in variant.pieces if p.drop_one_per_file]
+    if len(nodouble) > 1:
+        refuse("pieces", "more than one piece with drop-one-per-file")
+    if nodouble:
+        keys["dropNoDoubled"] = letter_of[nodouble[0].id]
+    for p in variant.pieces:
+        rows = set(p.no_drop_rows)
+        if slots[p.id] == "pawn":
+            first = 1 not in rows
+            zone = not (promo_rows <= rows) or not promo_rows
+            if rows - {1} - promo_rows:
+                refuse(
+                    f"pieces.{p.id}.no-drop-rows",
+                    "rows other than the first and the promotion rows",
+                )
+            keys["firstRankPawnDrops"] = "true" if first else "false"
+            keys["promotionZonePawnDrops"] = "true" if zone and promo_rows else "false"
+        elif rows and rows != set(range(1, geo.ranks + 1)):
+            refuse(f"pieces.{p.id}.no-drop-rows", "drop rows for a piece other than the Pawn")
+        elif rows:
+            if p.drop_one_per_file or nodouble:
+                refuse(f"pieces.{p.id}.no-drop-rows", "a piece never dropped beside nifu")
+            keys["dropNoDoubled"] = letter_of[p.id]
+            keys["dropNoDoubledCount"] = "0"
+        if p.drop_mate == "loss":
+            if slots[p.id] != "shogiPawn":
+                refuse(
+                    f"pieces.{p.id}.drop-mate",
+                    "a drop mate rule for a piece other than Shogi's Pawn",
+                )
+            keys["shogiPawnDropMateIllegal"] = "true"
+        elif p.drop_mate != "legal":
+            refuse(f"pieces.{p.id}.drop-mate", "drop mates that are illegal")

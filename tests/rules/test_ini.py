@@ -22,7 +22,7 @@ from rules.errors import RulesError, VariantError
 from rules.fsf import uci_moves
 from rules.game import Game
 from rules.perft import perft
-from rules.variant import load_definition
+from rules.variant import load_definition, load_variant, variant_ids
 
 DATA = Path(__file__).resolve().parent / "data"
 SECTIONS = (DATA / "ini-sections.ini").read_text(encoding="utf-8")
@@ -170,3 +170,59 @@ def test_files_beyond_the_bounds_are_refused_before_reading() -> None:
         ini.read_sections("".join(f"[s{i}:chess]\n" for i in range(41)))
     with pytest.raises(VariantError, match="bytes"):
         ini.read_sections("#" * (ini.MAX_INI_BYTES + 1))
+
+
+EXPORT_ROWS = [
+    line.split("\t")
+    for line in (DATA / "ini-export-perft.tsv").read_text(encoding="utf-8").splitlines()[1:]
+]
+
+
+@pytest.mark.parametrize(("variant_id", "section", "counts"), EXPORT_ROWS)
+def test_exported_variants_count_as_fairy_stockfish_and_come_back(
+    variant_id: str, section: str, counts: str
+) -> None:
+    """`export-ini` of a built-in game: pyffish 0.0.90 counts the section as Fairy Post
+    counts the game (data/ini-export-perft.tsv), and converting the section back gives a
+    game with the same counts."""
+    variant = load_variant(variant_id)
+    text = ini.export_ini(variant)
+    assert ini.read_sections(text)[0].name == section
+    wanted = [int(c) for c in counts.split(",")]
+    pos = Game(variant).position
+    assert [perft(pos, d) for d in range(1, len(wanted) + 1)] == wanted
+    back = load_definition(ini.convert_section(text, section))
+    assert [perft(Game(back).position, d) for d in (1, 2)] == wanted[:2]
+
+
+def test_every_built_in_variant_is_exported_or_refused_by_name() -> None:
+    exported = {row[0] for row in EXPORT_ROWS}
+    for variant_id in variant_ids():
+        try:
+            ini.export_ini(load_variant(variant_id))
+        except ini.IniRefusal as exc:
+            assert exc.reason, exc  # refused with what the format cannot say
+            continue
+        assert variant_id in exported, f"{variant_id}: add it with tests/rules/ini_reference.py"
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "message"),
+    [
+        ("bigorra", "a board of 16x16: Fairy-Stockfish's boards are at most 12x10"),
+        ("grand-cazaux", "bent riders: Fairy-Stockfish's Betza cannot say them"),
+        ("xiangqi", "Xiangqi's chasing rule: Fairy-Stockfish's variants.ini cannot say it"),
+        ("patricia", "royal capture"),
+    ],
+)
+def test_export_refusals_say_what_the_format_cannot(variant_id: str, message: str) -> None:
+    with pytest.raises(ini.IniRefusal, match=message):
+        ini.export_ini(load_variant(variant_id))
+
+
+def test_command_line_exports() -> None:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["export-ini", "capablanca"]) == 0
+    assert "[capablanca-fairypost]" in out.getvalue()
+    assert "startFen = rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR" in out.getvalue()
