@@ -2145,6 +2145,13 @@ FIELD_NAMES = {
     "cannot_hop_over": "pieces that may not hop over others (the Janggi Cannon)",
     "demotes_to": "Shogi-style promoted pieces",
     "drop_region": "a drop region of one piece",
+    "must_capture": "compulsory captures (Antichess)",
+    "check_count": "winning by giving a number of checks (n-check)",
+    "first_check_wins": "winning by giving a number of checks (n-check)",
+    "no_checks": "a game without checks (Racing Kings)",
+    "checkmate": "a checkmate that does not lose",
+    "bare_king_win": "winning by losing everything (Antichess)",
+    "extinction": "extinction (losing when a kind of piece is gone)",
 }
 
 

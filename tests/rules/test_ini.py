@@ -89,7 +89,7 @@ REFUSALS = [
     ("[t:chess]\ncheckCounting = true\n", "checkCounting (winning by giving a number of checks"),
     ("[t:chess]\nblastOnCapture = true\n", "blastOnCapture (exploding captures (Atomic))"),
     ("[t:chess]\nextinctionValue = loss\nextinctionPieceTypes = k\n", "extinction"),
-    ("[t:giveaway]\n", "Fairy-Stockfish's built-in 'giveaway' is not among the games Fairy "
+    ("[t:ataxx]\n", "Fairy-Stockfish's built-in 'ataxx' is not among the games Fairy "
      "Post plays"),
     ("[t:nosuch]\n", "no section or Fairy-Stockfish game named 'nosuch'"),
     ("[chess]\nmaxRank = 6\n", "a Fairy-Stockfish game of this name exists already"),
