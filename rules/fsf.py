@@ -194,10 +194,6 @@ def fen(pos: Position) -> str:
         ep, clock = str(counting[1]), str(counting[0])
     fields = [board, "w" if pos.side == 0 else "b", (_rights(pos) + _first_move_files(pos)) or "-"]
     fields.append(ep)
-    if v.first_check_wins:
-        # Fairy-Stockfish's checks still to give (White's+Black's): one each until a check.
-        gave = pos.is_check()
-        fields.append(f"{0 if gave and pos.side else 1}+{0 if gave and not pos.side else 1}")
     if v.check_count:
         # N-check: the checks each side has still to give, White's first.
         fields.append(f"{v.check_count - pos.checks[0]}+{v.check_count - pos.checks[1]}")

@@ -23,7 +23,6 @@ class Termination(Enum):
     FORBIDDEN_MATE = "forbidden mate"
     MATE_DRAW = "drawn mate"
     GOAL = "goal zone"
-    FIRST_CHECK = "first check"
     REPETITION = "repetition"
     REPETITION_LOSS = "repetition loses"
     PERPETUAL_CHECK = "perpetual check"
@@ -56,7 +55,6 @@ BY_RULE = frozenset(
         Termination.FORBIDDEN_MATE,
         Termination.MATE_DRAW,
         Termination.GOAL,
-        Termination.FIRST_CHECK,
         Termination.REPETITION,
         Termination.REPETITION_LOSS,
         Termination.PERPETUAL_CHECK,
@@ -108,7 +106,8 @@ class Outcome:
             case Termination.CHECKMATED_WIN:
                 return f"{w} wins by being checkmated"
             case Termination.CHECK_COUNT:
-                return f"{w} wins by giving {self.detail} checks"
+                plural = "" if self.detail == 1 else "s"
+                return f"{w} wins by giving {self.detail} check{plural}"
             case Termination.EXTINCTION:
                 return f"{w} wins by the extinction rule"
             case Termination.MATE_DRAW:
@@ -117,8 +116,6 @@ class Outcome:
                 return f"{w} wins: {loser}'s checkmate was given by a forbidden piece"
             case Termination.GOAL:
                 return f"{w} wins by reaching the goal" if w else "draw: both reached the goal"
-            case Termination.FIRST_CHECK:
-                return f"{w} wins by giving check"
             case Termination.REPETITION if self.winner is not None:
                 return f"{w} wins on points after repetition"
             case Termination.REPETITION:
@@ -189,7 +186,6 @@ class Outcome:
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]}'s checkmate was given by a forbidden "
                 "piece": Termination.FORBIDDEN_MATE,
                 f"{name} wins by reaching the goal": Termination.GOAL,
-                f"{name} wins by giving check": Termination.FIRST_CHECK,
                 f"{name} wins by repetition": Termination.REPETITION_LOSS,
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]} gave mate with a forbidden drop": (
                     Termination.DROP_MATE
@@ -213,6 +209,7 @@ class Outcome:
             if t in simple:
                 return cls(simple[t], winner)
             checks = t.removeprefix(f"{name} wins by giving ").removesuffix(" checks")
+            checks = checks.removesuffix(" check") if checks == "1 check" else checks
             if t.startswith(f"{name} wins by giving ") and checks.isascii() and checks.isdigit():
                 return cls(Termination.CHECK_COUNT, winner, int(checks))
             prefix = f"{name} wins on points after the "

@@ -1784,7 +1784,7 @@ class Position:
 
     def decided(self) -> Outcome | None:
         """The endings the board shows without listing a move or looking at the history: a
-        captured royal piece, a goal zone reached, a check given (Kar Ouk), a bare King (the
+        captured royal piece, a goal zone reached, a bare King (the
         search asks this at every node; `outcome` asks it first)."""
         v = self.variant
         if v.goal == "royal-capture" and self.kings[self.side] < 0:
@@ -1801,8 +1801,6 @@ class Position:
             ended = self._zone_outcome()
             if ended is not None:
                 return ended
-        if v.first_check_wins and self.is_check():
-            return Outcome(Termination.FIRST_CHECK, winner=self.side ^ 1)
         if (v.passing or v.bikjang) and self._stack:
             ended = self._passed_out()
             if ended is not None:

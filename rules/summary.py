@@ -346,8 +346,6 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         )
     if v.bare_king_draw:
         lines.append("The game is drawn as soon as a side has only its King left.")
-    if v.first_check_wins:
-        lines.append("The first check wins: the side that gives check wins at once.")
     if v.mate is not None:
         lines.extend(_mate_rule(v))
     if v.stalemate == "win-on-points":

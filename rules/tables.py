@@ -1002,7 +1002,6 @@ def build_tables(variant: Variant) -> Tables:
         or variant.bare_king_win
         or variant.bare_king
         or variant.bare_king_draw
-        or variant.first_check_wins
         or variant.passing  # a second pass in a row, or a pass in bikjang, ends the game
         or variant.bikjang
     )

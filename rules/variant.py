@@ -120,7 +120,6 @@ RULES_KEYS = {
     "drop-region",
     "repetition-result",
     "chasing",
-    "first-check-wins",
     "check-count",
     "must-capture",
     "no-checks",
@@ -457,8 +456,6 @@ class Variant:
     Pawns and Lances on the last rank, Knights on the last two: they promote or stay away)."""
     drop_promoted: bool = False
     """A piece in hand may also be dropped as its promoted form (Kyoto Shogi)."""
-    first_check_wins: bool = False
-    """Kar Ouk: the first check ends the game, won by the side that gives it."""
     drop_region: str | None = None
     """The region every piece is dropped in, unless the piece names its own."""
     repetition_result: str = "draw"
@@ -1295,7 +1292,6 @@ def _build(
         "bikjang",
         "immobility-illegal",
         "drop-promoted",
-        "first-check-wins",
         "must-capture",
         "no-checks",
         "must-drop",
@@ -1402,8 +1398,6 @@ def _build(
         raise VariantError(
             source, "rules.repetition-result", f"must be one of {', '.join(REPETITION_RESULTS)}"
         )
-    if flags["first-check-wins"] and goal != "checkmate":
-        raise VariantError(source, "rules.first-check-wins", "needs goal = 'checkmate'")
     if flags["drop-promoted"] and not flags["captures-to-hand"]:
         raise VariantError(source, "rules.drop-promoted", "needs captures-to-hand = true")
     if flags["demote-to-hand"]:
@@ -1562,7 +1556,6 @@ def _build(
         display=display,
         immobility_illegal=flags["immobility-illegal"],
         drop_promoted=flags["drop-promoted"],
-        first_check_wins=flags["first-check-wins"],
         drop_region=drop_region,
         repetition_result=repetition_result,
         option_defs=option_defs,

@@ -151,7 +151,6 @@ class Searcher:
         self.board_endings = (
             variant.zone is not None
             or variant.bare_king
-            or variant.first_check_wins
             or variant.bare_king_win
             or bool(variant.check_count)
             or variant.extinction is not None

@@ -25,7 +25,6 @@ KINDS = {
         Termination.BARED_WIN,
         Termination.CHECK_COUNT,
         Termination.EXTINCTION,
-        Termination.FIRST_CHECK,
         Termination.GOAL,
         Termination.ROYAL_CAPTURE,
     },

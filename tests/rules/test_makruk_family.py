@@ -175,8 +175,8 @@ def test_kar_ouk_ends_at_the_first_check() -> None:
     assert fen(game.position).split()[3:5] == ["-", "1+1"]
     game.play("a1a8")
     outcome = ended(game)
-    assert outcome.termination is Termination.FIRST_CHECK
-    assert outcome.result_text == "white wins by giving check"
-    assert Outcome.from_text("white wins by giving check") == outcome
+    assert outcome.termination is Termination.CHECK_COUNT
+    assert outcome.result_text == "white wins by giving 1 check"
+    assert Outcome.from_text("white wins by giving 1 check") == outcome
     assert game.position.legal_codes() == []
     assert fen(game.position) == "R3k3/3m4/2p5/8/8/2P5/3M4/4K3 b - 126 0+1 0 1"

@@ -69,7 +69,7 @@ def _checking_move(pos: Position, codes: list[int]) -> int:
     [
         v
         for v in variant_ids()
-        if load_variant(v).goal != "royal-capture" and not load_variant(v).first_check_wins
+        if load_variant(v).goal != "royal-capture" and load_variant(v).check_count != 1
     ],
 )
 def test_answers_to_check_are_exactly_the_moves_that_parry_it(variant: str) -> None:
