@@ -2147,11 +2147,11 @@ FIELD_NAMES = {
     "drop_region": "a drop region of one piece",
     "must_capture": "compulsory captures (Antichess)",
     "check_count": "winning by giving a number of checks (n-check)",
-    "first_check_wins": "winning by giving a number of checks (n-check)",
     "no_checks": "a game without checks (Racing Kings)",
     "checkmate": "a checkmate that does not lose",
     "bare_king_win": "winning by losing everything (Antichess)",
     "extinction": "extinction (losing when a kind of piece is gone)",
+    "must_drop": "compulsory drops (Sittuyin's placement)",
 }
 
 
@@ -2296,6 +2296,8 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     if promoting:
         promo = promoting[0].promotion
         assert promo is not None
+        if promo.in_place:
+            refuse("promotion", "Sittuyin's in-place promotion: not written yet")
         if (
             promo.zone is not None
             or promo.mandatory
@@ -2312,6 +2314,10 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         keys["promotionRegionBlack"] = " ".join(f"*{ranks + 1 - r}" for r in rows) or "-"
         keys["mandatoryPawnPromotion"] = "false" if promo.optional_rows else "true"
         keys["promotionPieceTypes"] = "".join(letter_of[t] for t in promo.to) or "-"
+        if promo.limit_count:
+            keys["promotionLimit"] = " ".join(
+                f"{letter_of[t]}:{promo.limit_count}" for t in promo.to
+            )
         if promo.limited_by_start_count:
             counts = {t: sum(1 for _, pid in variant.setup if pid == t) for t in promo.to}
             keys["promotionLimit"] = " ".join(f"{letter_of[t]}:{n}" for t, n in counts.items())
