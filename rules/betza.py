@@ -52,6 +52,9 @@ class Component:
     paths: tuple[tuple[Vector, ...], ...] = ()
     min_move_steps: int = 1
     pawnlike: bool = False
+    rows: frozenset[int] = frozenset()
+    """Rows (0-based, counted from the owner) the move starts from; empty: any (Horde's
+    double step from the first two rows, `double-step-rows`)."""
     source: str = field(default="", compare=False)
 
     def reach(self) -> frozenset[Vector]:

@@ -85,7 +85,9 @@ def _castling_letters(pos: Position) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     for color, (hi, lo) in ((0, ("K", "Q")), (1, ("k", "q"))):
         pairs: list[tuple[int, int]] = []
-        if v.castling:
+        if not v.castles_side(color):
+            pass
+        elif v.castling:
             pairs = [(c.king_from, c.rook_from) for c in v.castling]
         elif v.fast_castling:
             pairs = [(v.fast_castling.king_from, r) for r in v.fast_castling.rooks]

@@ -267,7 +267,10 @@ def compile_square(
         else:  # pragma: no cover - every kind is handled above
             raise ValueError(f"unknown kind {c.kind}")
 
+    row = geo.rank_of(o) if color == 0 else geo.ranks - 1 - geo.rank_of(o)
     for c in comps:
+        if c.rows and row not in c.rows:
+            continue
         entries(c, COND_INITIAL if c.initial else 0, None)
     for c in once:
         entries(c, COND_ONCE | (COND_INITIAL if c.initial else 0), None)
@@ -595,7 +598,9 @@ def _castle_rules(
 
         side_rules: list[CastleRule] = []
         side_rooks: list[tuple[int, int]] = []
-        if variant.castling:
+        if not variant.castles_side(side):
+            pass
+        elif variant.castling:
             for i, c in enumerate(variant.castling):
                 kf, kt = mirrored(c.king_from), mirrored(c.king_to)
                 rf, rt = mirrored(c.rook_from), mirrored(c.rook_to)
@@ -955,7 +960,10 @@ def build_tables(variant: Variant) -> Tables:
         for king_sq, rook_sq in castling_pairs(variant):
             if color:
                 king_sq, rook_sq = geo.mirror(king_sq), geo.mirror(rook_sq)
-            pairs.append((king_sq, rook_sq, key()))
+            pair_key = key()
+            if not variant.castles_side(color):
+                continue  # Horde's White: no castling right at all
+            pairs.append((king_sq, rook_sq, pair_key))
             if not variant.reserve_in_hand:  # there, an unmoved King may still gate
                 tables.z_virgin[king_sq] = 0
                 tables.z_virgin[rook_sq] = 0

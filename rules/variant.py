@@ -65,6 +65,7 @@ PIECE_KEYS = {
     *CATALOGUE_KEYS,
     "letter",
     "double-step",
+    "double-step-rows",
     "promotion",
     "flip",
     "family",
@@ -515,6 +516,23 @@ class Variant:
     @property
     def castles(self) -> bool:
         return bool(self.castling) or self.fast_castling is not None
+
+    def castles_side(self, color: int) -> bool:
+        """Whether `color` castles: its array has the castling King on the King's square
+        (a royal piece, or any piece where none is royal). Horde's White, all Pawns, has
+        no castling."""
+        if not self.castles:
+            return False
+        king = self.castling[0].king_from if self.castling else None
+        if king is None:
+            assert self.fast_castling is not None
+            king = self.fast_castling.king_from
+        if color:
+            king = self.geometry.mirror(king)
+        pid = dict(self.army(color)).get(king)
+        if pid is None:
+            return False
+        return self.piece(pid).royal or not any(p.royal for p in self.pieces)
 
     @property
     def placement(self) -> bool:
@@ -2005,6 +2023,18 @@ def _build_pieces(
             raise VariantError(source, f"{key}.double-step", "must be none, initial or any")
         if double != "none":
             comps.extend(parse_betza("ifmnD" if double == "initial" else "fmnD", pawnlike=True))
+        if "double-step-rows" in merged:
+            if double != "none":
+                raise VariantError(
+                    source, f"{key}.double-step-rows", 'replaces double-step: set it to "none"'
+                )
+            rows = _rows(
+                merged["double-step-rows"], source, f"{key}.double-step-rows", geometry.ranks
+            )
+            comps.extend(
+                dataclasses.replace(c, rows=frozenset(r - 1 for r in rows))
+                for c in parse_betza("fmnD", pawnlike=True)
+            )
         promotion = _build_promotion(
             merged.get("promotion"), source, f"{key}.promotion", geometry, regions
         )
@@ -2406,12 +2436,16 @@ def _build_castling(
                 square(mv["rook-to"], f"{key}.rook-to"),
             )
             king = occupant.get(c.king_from)
-            if king is None or not (by_id[king].royal or not any(p.royal for p in by_id.values())):
-                # Without any royal piece (Giveaway), the King castles as a plain piece.
+            # White without a royal piece (Horde): the castling is Black's alone.
+            blacks_only = not any(by_id[pid].royal for pid in occupant.values()) and (
+                "black" in data.get("setup", {})
+            )
+            plain = not any(p.royal for p in by_id.values())  # Giveaway: a plain King castles
+            if not blacks_only and (king is None or not (by_id[king].royal or plain)):
                 raise VariantError(
                     source, f"{key}.king", "no royal piece stands there at the start"
                 )
-            if occupant.get(c.rook_from) is None:
+            if not blacks_only and occupant.get(c.rook_from) is None:
                 raise VariantError(source, f"{key}.rook", "no piece stands there at the start")
             rank = {sq // data["files"] for sq in (c.king_from, c.king_to, c.rook_from, c.rook_to)}
             if len(rank) != 1:

@@ -143,6 +143,11 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("kinglet", "kinglet", (None, "4k3/1p6/8/8/8/8/P7/4K3 w - - 0 1")),
     Entry("threekings", "threekings", (None, "k3k2k/8/8/8/8/8/8/K2RK2K w - - 0 1")),
     Entry("codrus", "codrus", (None, "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1")),
+    Entry(
+        "horde",
+        "horde",
+        (None, "4k3/8/8/8/8/8/1PP5/P7 b - - 0 1", "r3k2r/8/8/8/8/8/PPP5/8 w kq - 0 1"),
+    ),
     Entry("kingofthehill", "kingofthehill", (None, "8/8/2k5/8/8/5K2/8/8 w - - 0 1")),
     Entry(
         "racingkings",

@@ -109,6 +109,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("threekings", "threekings", games=5, plies=(10, 70)),
     Entry("codrus", "codrus", games=5, plies=(6, 50)),
     Entry("jesonmor", "jesonmor", games=8, plies=(3, 40)),
+    Entry("horde", "horde", games=8, plies=(10, 90)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Game, Termination
+from rules.fsf import fen
 
 
 @pytest.mark.parametrize(
@@ -48,6 +49,13 @@ def test_giveaway_s_king_castles_through_attack() -> None:
     game = Game.from_position_text("giveaway", text)
     moves = {m.notation for m in game.legal_moves()}
     assert "O-O" in moves and len(moves) == 21  # pyffish lists 21, e1g1 among them
+
+
+def test_horde_pawns_double_step_from_the_first_two_rows_only() -> None:
+    assert len(Game("horde").legal_moves()) == 8  # as pyffish 0.0.90
+    game = Game.from_position_text("horde", "4k3/8/8/8/8/8/1P6/P7 w - - 0 1")
+    assert {m.coordinates for m in game.legal_moves()} == {"a1a2", "a1a3", "b2b3", "b2b4"}
+    assert fen(Game("horde").position).split()[2] == "kq"  # only Black castles
 
 
 def test_racing_kings_forbids_checks() -> None:

@@ -34,6 +34,7 @@ CATALOGUE = {
     "pocketknight", "breakthrough",
     "extinction", "kinglet", "threekings", "codrus",
     "jesonmor",
+    "horde",
 }  # fmt: skip
 
 

@@ -30,6 +30,7 @@ GAMES = [
     "kinglet",
     "threekings",
     "codrus",
+    "horde",
 ]
 
 
