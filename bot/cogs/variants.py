@@ -1,9 +1,10 @@
-"""/variant define|show|export|list|delete: a server's own variants, from TOML files."""
+"""/variant define|show|export|list|delete: a server's own variants, from TOML files (or
+Fairy-Stockfish's variants.ini, in and out)."""
 
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -29,8 +30,13 @@ class Variants(commands.Cog):
         name="variant", description="This server's own variants", guild_only=True
     )
 
-    @variant.command(name="define", description="Add a variant from a TOML file, or update yours")
-    @app_commands.describe(file="The variant's .toml file (the guide: docs/variants.md)")
+    @variant.command(
+        name="define",
+        description="Add a variant from a TOML file (or a Fairy-Stockfish variants.ini)",
+    )
+    @app_commands.describe(
+        file="A .toml file (docs/variants.md), or a Fairy-Stockfish variants.ini"
+    )
     async def define(self, interaction: discord.Interaction[Any], file: discord.Attachment) -> None:
         guild_id = guild_of(interaction)
         if file.size > MAX_FILE_BYTES:
@@ -42,7 +48,7 @@ class Variants(commands.Cog):
         # channel was recorded with the new version and is posted by the effects loop.
         await interaction.response.defer(thinking=True, ephemeral=True)
         data = await file.read()
-        result = await self.bot.service.variants.define(
+        result = await self.bot.service.variants.define_file(
             guild_id,
             user_ref(interaction.user),
             can_manage=_manages(interaction),
@@ -51,13 +57,29 @@ class Variants(commands.Cog):
             channel_id=channel_of(interaction),
         )
         self.bot.effects.poke()
-        v = result.rules.variant
-        await interaction.followup.send(
-            f"Done: **{shown(v.name)}** (`{v.id}`) version {v.version} is defined; "
-            "its announcement follows in this channel.",
-            embed=defined_embed(result, with_image=False),
-            ephemeral=True,
-        )
+        if len(result.defined) == 1 and not result.refused:
+            one = result.defined[0]
+            v = one.rules.variant
+            await interaction.followup.send(
+                f"Done: **{shown(v.name)}** (`{v.id}`) version {v.version} is defined; "
+                "its announcement follows in this channel.",
+                embed=defined_embed(one, with_image=False),
+                ephemeral=True,
+            )
+            return
+        lines = [
+            f"- **{shown(d.rules.variant.name)}** (`{d.rules.variant.id}`) version "
+            f"{d.rules.variant.version}"
+            for d in result.defined
+        ]
+        refused = [f"- {shown(r.splitlines()[0])[:300]}" for r in result.refused[:8]]
+        text = f"Defined from {shown(file.filename)} (announcements follow):\n" + "\n".join(lines)
+        if refused:
+            more = len(result.refused) - len(refused)
+            text += (
+                "\nNot defined:\n" + "\n".join(refused) + (f"\n… and {more} more" if more else "")
+            )
+        await interaction.followup.send(text[:1900], ephemeral=True, allowed_mentions=NO_PINGS)
 
     @variant.command(
         name="show", description="Rules, pieces and start of one of this server's variants"
@@ -72,18 +94,34 @@ class Variants(commands.Cog):
             embed=rules_embed(view), file=picture_file(picture), ephemeral=True
         )
 
-    @variant.command(name="export", description="The TOML file of one of this server's variants")
-    @app_commands.describe(variant="The server's variant")
-    async def export(self, interaction: discord.Interaction[Any], variant: str) -> None:
+    @variant.command(
+        name="export",
+        description="One of this server's variants as its TOML file, or any as a variants.ini",
+    )
+    @app_commands.describe(
+        variant="The server's variant (or, as ini, any variant)",
+        format="toml (the file, to edit and define again) or ini (for Fairy-Stockfish)",
+    )
+    async def export(
+        self,
+        interaction: discord.Interaction[Any],
+        variant: str,
+        format: Literal["toml", "ini"] = "toml",
+    ) -> None:
         guild_id = guild_of(interaction)
-        found = await self.bot.service.variants.export(guild_id, variant)
+        found = await self.bot.service.variants.export(guild_id, variant, format)
         file = discord.File(io.BytesIO(found.text.encode("utf-8")), filename=found.filename)
-        await interaction.response.send_message(
-            f"**{shown(found.name)}**, version {found.version}: edit it and give it back with "
-            "/variant define to make the next version.",
-            file=file,
-            ephemeral=True,
-        )
+        if format == "ini":
+            note = (
+                f"**{shown(found.name)}** as a Fairy-Stockfish variants.ini section: load it "
+                "with `load_variant_config` (pyffish) or the engine's VariantPath."
+            )
+        else:
+            note = (
+                f"**{shown(found.name)}**, version {found.version}: edit it and give it back "
+                "with /variant define to make the next version."
+            )
+        await interaction.response.send_message(note, file=file, ephemeral=True)
 
     @variant.command(name="list", description="This server's variants, their authors and games")
     async def list_(self, interaction: discord.Interaction[Any]) -> None:

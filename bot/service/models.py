@@ -227,6 +227,15 @@ class DefinedVariant:
 
 
 @dataclass(frozen=True, slots=True)
+class DefinedFile:
+    """What /variant define answers for a Fairy-Stockfish variants.ini: each section that
+    became a variant, and each refused one with the reason (`[name] option: why`)."""
+
+    defined: tuple[DefinedVariant, ...]
+    refused: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class GuildVariantLine:
     """One line of /variant list."""
 

@@ -38,6 +38,7 @@ from bot.service.engine import piece_infos, variant_info
 from bot.service.errors import BadRequestError, ServiceError
 from bot.service.inputs import player_name
 from bot.service.models import (
+    DefinedFile,
     DefinedVariant,
     GuildVariantLine,
     PieceInfo,
@@ -49,6 +50,8 @@ from bot.service.models import (
 )
 from bot.service.offload import in_process, off_loop
 from rules.errors import UnknownVariantError, VariantError
+from rules.ini import IniRefusal, convert_ini, export_ini
+from rules.ini import variant_id as variant_id_of
 from rules.sanity import sanity_check
 from rules.summary import new_pieces
 from rules.variant import (
@@ -369,6 +372,59 @@ class VariantService:
         replaced = current.version if current and replacing else 0
         return await off_loop(_defined, variant, own, report, replaced, values)
 
+    async def define_file(
+        self,
+        guild_id: int,
+        author: UserRef,
+        *,
+        can_manage: bool,
+        filename: str,
+        data: bytes,
+        channel_id: int | None = None,
+    ) -> DefinedFile:
+        """`define` for a `.toml` file, and for a Fairy-Stockfish `variants.ini`: each of its
+        sections is converted (`rules.ini`) and defined as a variant of its own; refused
+        sections are reported by name with the reason, and if none converts the file is
+        refused with them all."""
+        source = _safe_name(filename)
+        if not source.lower().endswith(".ini"):
+            one = await self.define(
+                guild_id,
+                author,
+                can_manage=can_manage,
+                filename=filename,
+                data=data,
+                channel_id=channel_id,
+            )
+            return DefinedFile((one,), ())
+        text = decode_definition(data, source)
+        items = await off_loop(convert_ini, text, source)
+        defined: list[DefinedVariant] = []
+        refused: list[str] = []
+        for item in items:
+            if item.toml is None:
+                refused.append(str(item.error))
+                continue
+            try:
+                defined.append(
+                    await self.define(
+                        guild_id,
+                        author,
+                        can_manage=can_manage,
+                        filename=f"{variant_id_of(item.name)}.toml",
+                        data=item.toml.encode("utf-8"),
+                        channel_id=channel_id,
+                    )
+                )
+            except UnchangedVariantError as exc:
+                refused.append(f"[{item.name}]: {exc}")
+            except (ServiceError, VariantError) as exc:
+                refused.append(f"[{item.name}]: {exc}")
+        if not defined:
+            shown = "\n".join(refused[:10]) or "the file has no [section]"
+            raise BadRequestError(f"No section of {source} could be defined:\n{shown}")
+        return DefinedFile(tuple(defined), tuple(refused))
+
     async def announcement(self, guild_id: int, variant_id: str, version: int) -> DefinedVariant:
         """A version of a server's variant as its announcement shows it (the variant's
         rules, its new pieces), whatever came after it; `LookupError` if that version does
@@ -390,7 +446,30 @@ class VariantService:
         variant = await self._load(own.digest, [])
         return await off_loop(rules_view, variant, own, await self.values_of(variant))
 
-    async def export(self, guild_id: int, text: str) -> VariantFile:
+    async def export(self, guild_id: int, text: str, fmt: str = "toml") -> VariantFile:
+        """A server variant's file (`toml`, as defined), or any variant, built-in ones too,
+        as a Fairy-Stockfish variants.ini section (`ini`; refused with what that format
+        cannot say)."""
+        if fmt == "ini":
+            own = await self._find_own(guild_id, text.strip())
+            if own is not None:
+                variant = await self._load(own.digest, [])
+                name, version = own.name, own.version
+                filename = f"{own.variant_id}-v{own.version}.ini"
+            else:
+                try:
+                    variant = load_variant(*resolve_variant_id(text))
+                except UnknownVariantError:
+                    await self._own_or_refuse(guild_id, text)
+                    raise
+                name, version, filename = variant.name, 0, f"{variant.id}.ini"
+            try:
+                section = await off_loop(export_ini, variant)
+            except IniRefusal as exc:
+                raise BadRequestError(
+                    f"Fairy-Stockfish's variants.ini cannot say {variant.name}: {exc.reason}."
+                ) from None
+            return VariantFile(filename, section, version, name)
         own = await self._own_or_refuse(guild_id, text)
         content = await self.storage.variants.definition(own.digest)
         assert content is not None, "a stored variant's definition is never deleted"

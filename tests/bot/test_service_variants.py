@@ -240,3 +240,52 @@ async def test_rules_name_the_traditional_characters(service: GameService) -> No
     assert {p.letters: p.characters for p in shogi.pieces}["R"] == "飛"
     chess = await service.variants.rules_view(GUILD, "chess")
     assert all(p.characters == "" for p in chess.pieces)
+
+
+INI = b"""# Two games in Fairy-Stockfish's format: one Fairy Post plays, one it refuses.
+[tiny-ini:chess]
+maxFile = e
+maxRank = 5
+startFen = rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1
+promotionRegionWhite = *5
+promotionRegionBlack = *1
+doubleStep = false
+castling = false
+
+[tictac]
+maxRank = 3
+maxFile = 3
+immobile = p
+startFen = 3/3/3 w - - 0 1
+connectN = 3
+"""
+
+
+async def test_a_variants_ini_defines_a_variant_a_section(service: GameService) -> None:
+    result = await service.variants.define_file(
+        GUILD, ANN, can_manage=False, filename="mine.ini", data=INI
+    )
+    assert [d.rules.variant.id for d in result.defined] == ["tiny-ini"]
+    assert len(result.refused) == 1
+    assert (
+        "connectN (connecting pieces in a row (a connection game)) is not a chess rule"
+        in (result.refused[0])
+    )
+    exported = await service.variants.export(GUILD, "tiny-ini", "ini")
+    assert exported.filename == "tiny-ini-v1.ini"
+    assert "[tiny-ini]" in exported.text and "startFen = rnbqk/ppppp/5/PPPPP/RNBQK" in (
+        exported.text
+    )
+    with pytest.raises(BadRequestError, match=r"No section of only\.ini could be defined"):
+        await service.variants.define_file(
+            GUILD, ANN, can_manage=False, filename="only.ini", data=INI.split(b"[tictac]")[0][:60]
+        )
+
+
+async def test_export_as_ini_takes_built_in_variants_and_says_what_cannot_be_said(
+    service: GameService,
+) -> None:
+    chess = await service.variants.export(GUILD, "chess", "ini")
+    assert chess.filename == "chess.ini" and "[chess-fairypost]" in chess.text
+    with pytest.raises(BadRequestError, match="cannot say Bigorra: a board of 16x16"):
+        await service.variants.export(GUILD, "bigorra", "ini")
