@@ -549,21 +549,22 @@ async def _count_sqlite(path: str) -> list[Row]:
 
 
 def _delays(url: str, movers: list[int]) -> list[Row]:
-    """Moves one at a time (read + write) through a proxy holding each round trip 0, 0.5 and
-    2 ms: the median move above the proxy at 0 ms is what the network adds."""
-    measured: list[tuple[float, float, float]] = []
-    for delay in DELAYS_MS:
-        with _delaying_proxy(url, delay / 1000) as proxied:
-            latencies = asyncio.run(_moves_one_at_a_time(proxied, movers))
-        median, p95 = percentiles(latencies, 50, 95)
-        measured.append((delay, median, p95))
+    """Moves one at a time (read + write) through proxies holding each round trip 0, 0.5 and
+    2 ms, taking turns move by move (a change in the machine's load meets all three alike):
+    the median of each move's latency above the 0 ms move next to it is what the network
+    adds."""
+    with ExitStack() as stack:
+        urls = [stack.enter_context(_delaying_proxy(url, d / 1000)) for d in DELAYS_MS]
+        latencies = asyncio.run(_moves_taking_turns(urls, movers))
     rows = []
-    base_median = measured[0][1]
-    for delay, median, p95 in measured:
+    for delay, mine in zip(DELAYS_MS, latencies, strict=True):
+        median, p95 = percentiles(mine, 50, 95)
         peer = peer_value = ratio = ""
         if delay:
-            peer, peer_value = "the proxy at 0 ms", f"median {base_median * 1000:.2f} ms"
-            ratio = f"+{(median - base_median) * 1000:.2f} ms"
+            added = statistics.median(a - b for a, b in zip(mine, latencies[0], strict=True))
+            peer = "the proxy at 0 ms"
+            peer_value = f"median {percentiles(latencies[0], 50)[0] * 1000:.2f} ms"
+            ratio = f"{added * 1000:+.2f} ms"
         rows.append(
             Row(
                 SECTION,
@@ -578,17 +579,24 @@ def _delays(url: str, movers: list[int]) -> list[Row]:
     return rows
 
 
-async def _moves_one_at_a_time(url: str, movers: list[int]) -> list[float]:
+async def _moves_taking_turns(urls: list[str], movers: list[int]) -> list[list[float]]:
+    """One store per URL, each moving its own games; returns each one's latencies."""
     rng = random.Random(7)
-    games = rng.sample(movers, min(len(movers), 50))
-    latencies = []
-    async with await Storage.open(url, engine=ENGINE, migrate=False) as storage:
-        for k in range(DELAYED_MOVES + len(games)):
-            game_id = games[k % len(games)]
-            began = time.perf_counter()
-            await _storage_move(storage, game_id, T0 + 100_000)
-            if k >= len(games):  # the first write of each game reads its state: warm up
-                latencies.append(time.perf_counter() - began)
+    picked = rng.sample(movers, min(len(movers), 40 * len(urls)))
+    shares = [picked[k :: len(urls)] for k in range(len(urls))]
+    latencies: list[list[float]] = [[] for _ in urls]
+    async with contextlib.AsyncExitStack() as stack:
+        stores = [
+            await stack.enter_async_context(await Storage.open(u, engine=ENGINE, migrate=False))
+            for u in urls
+        ]
+        warm = len(shares[0])
+        for k in range(DELAYED_MOVES + warm):
+            for storage, games, mine in zip(stores, shares, latencies, strict=True):
+                began = time.perf_counter()
+                await _storage_move(storage, games[k % len(games)], T0 + 100_000)
+                if k >= warm:  # the first write of each game reads its state: warm up
+                    mine.append(time.perf_counter() - began)
     return latencies
 
 
