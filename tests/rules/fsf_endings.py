@@ -66,6 +66,15 @@ REGISTRY: tuple[Entry, ...] = (
         "karouk",
         (None, "r3k3/3m4/2p5/8/8/2P5/3M4/R3K3 w - - 0 1", "3mk3/8/8/8/2p5/8/8/RR1KM3 w - - 0 1"),
     ),
+    Entry(
+        "sittuyin",
+        "sittuyin",
+        (
+            None,
+            "4k3/8/8/8/8/8/8/R3K3 w - - 0 1",
+            "4k3/2p5/8/3p4/2P5/4P3/8/4K3 w - - 0 1",
+        ),
+    ),
     Entry("ai-wok", "ai-wok", (None, "4k3/8/8/8/8/8/8/N3KA2 w - - 0 1")),
     Entry(
         "asean",

@@ -10,6 +10,7 @@ from rules import Game
 from rules.errors import VariantError
 from rules.fsf import fen, uci_moves
 from rules.notation import format_short
+from rules.perft import perft
 from rules.variant import load_definition
 
 
@@ -43,6 +44,20 @@ def test_after_the_placement_the_pieces_move() -> None:
     # pyffish's FEN; drops restart the move count as Pawn steps do.
     assert fen(game.position) == "frr3nn/sk6/2s1pppp/pppp4/4PPPP/PPPP4/1S2N1N1/2KFRR1S[] w - - 0 9"
     assert not any("@" in m for m in uci_moves(game.position))
+
+
+@pytest.mark.parametrize(
+    ("plies", "counts"),
+    [(5, [61, 3538]), (14, [4, 52, 1209]), (15, [13, 286, 6024])],
+)
+def test_perft_through_the_end_of_the_placement(plies: int, counts: list[int]) -> None:
+    """pyffish 0.0.90's counts (fairy-stockfish 11.1's too for 15 plies at depth 3) in the
+    middle of the placement and across its end, where the pieces start to move."""
+    drops = "N@g2 N@h8 S@b2 K@b7 S@h1 N@g8 F@d1 R@b8 N@e2 F@a8 K@c1 S@c6 R@f1 R@c8 R@e1"
+    game = Game.new("sittuyin")
+    for move in drops.split()[:plies]:
+        game.play(move)
+    assert [perft(game.position, d) for d in range(1, len(counts) + 1)] == counts
 
 
 @pytest.mark.parametrize(
