@@ -10,6 +10,8 @@ use the pieces' letters instead of their names, and past that the list is cut wi
 
 from __future__ import annotations
 
+import functools
+
 from bot.service.models import Scene
 from rules.position import Position
 from tournament.standings import Crosstable
@@ -74,15 +76,28 @@ def _sides(position: Position, *, by_name: bool) -> list[str]:
     geo = variant.geometry
     order = {p.id: i for i, p in enumerate(variant.pieces)}
     out = []
+    # One pass over the board in reading order (file by file), each piece code described
+    # once: a 16x16 picture's text took 2 ms on the loop square by square.
+    groups_of: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
+    labels: dict[str, tuple[str, str]] = {}
+    described: dict[int, tuple[str, str, str]] = {}
+    board = position.board
+    for sq in _reading_order(geo.files, geo.ranks):
+        code = board[sq]
+        if not code:
+            continue
+        facts = described.get(code)
+        if facts is None:
+            piece = position.describe(code)
+            facts = described[code] = (
+                piece.piece_id,
+                piece.name,
+                piece.letters or variant.pawn_symbol,
+            )
+        groups_of[code & 1].setdefault(facts[0], []).append(geo.name(sq))
+        labels[facts[0]] = (facts[1], facts[2])
     for color in (0, 1):
-        groups: dict[str, list[str]] = {}
-        labels: dict[str, tuple[str, str]] = {}
-        for sq in sorted(range(geo.size), key=lambda s: (geo.file_of(s), geo.rank_of(s))):
-            piece = position.piece_at(sq)
-            if piece is None or piece.color != color:
-                continue
-            groups.setdefault(piece.piece_id, []).append(geo.name(sq))
-            labels[piece.piece_id] = (piece.name, piece.letters or variant.pawn_symbol)
+        groups = groups_of[color]
         parts = []
         for pid in sorted(groups, key=lambda p: order.get(p, 99)):
             squares = groups[pid]
@@ -106,6 +121,12 @@ def _sides(position: Position, *, by_name: bool) -> list[str]:
             sentence += "; to place " + ", ".join(names)
         out.append(sentence + ".")
     return out
+
+
+@functools.cache
+def _reading_order(files: int, ranks: int) -> tuple[int, ...]:
+    """The squares file by file, each file from its first rank (a1, a2, ..., b1, ...)."""
+    return tuple(rank * files + file for file in range(files) for rank in range(ranks))
 
 
 def _plural(name: str) -> str:
