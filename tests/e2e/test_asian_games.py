@@ -1,7 +1,8 @@
 """Xiangqi and Shogi on the stand-in, typed as their players write them (issue 27): a Xiangqi
 game in WXF notation (C2=5, H8+7) and a Shogi game in Western notation (P-7f, Bx2b+, P*5e
-style drops), each played to its end by resignation; the posts answer in the same notation
-(Shogi's long form, with the origin: P7g-7f)."""
+style drops), with one move of each by the Move button (Xiangqi's H8+7, Shogi's B*5e drop),
+each played to its end by resignation; the posts answer in the same notation (Shogi's long
+form, with the origin: P7g-7f)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ from pathlib import Path
 
 from tests.e2e.conftest import World
 from tests.e2e.test_fairypost import POST_TIMEOUT, fairypost, play, posted, start_game
+from tests.e2e.test_move_button import (
+    board_post,
+    choose,
+    latest_board,
+    open_menu,
+    options,
+    press,
+)
 
 
 async def test_xiangqi_in_wxf_and_shogi_in_western_notation(world: World, tmp_path: Path) -> None:
@@ -19,7 +28,14 @@ async def test_xiangqi_in_wxf_and_shogi_in_western_notation(world: World, tmp_pa
         assert "Xiangqi" in start.text
         players = (alice, bob)
         # The central Cannon, Horses out, and the Cannon takes the centre Soldier with check.
-        for ply, move in enumerate(("C2=5", "H8+7", "H2+3", "R9=8", "R1=2", "C8+4", "C5+4")):
+        assert not (await play(fake, alice, thread, "C2=5")).ephemeral
+        # Black answers by the Move button: the Horse on h10, to g8, shown in WXF.
+        menu = await open_menu(fake, bob, await latest_board(fake, thread))
+        await choose(fake, bob, menu, "h10")
+        assert options(menu)["g8"] == "H8+7"
+        await choose(fake, bob, menu, "g8")
+        await board_post(fake, thread, "bob played **H8+7**")
+        for ply, move in enumerate(("H2+3", "R9=8", "R1=2", "C8+4", "C5+4")):
             post = await play(fake, players[ply % 2], thread, move)
             assert not post.ephemeral, post.text
             assert f"**{move}" in post.text, post.text  # posted in WXF, as typed
@@ -45,12 +61,20 @@ async def test_xiangqi_in_wxf_and_shogi_in_western_notation(world: World, tmp_pa
                 ("P-3d", "P3c-3d"),
                 ("Bx2b+", "B8hx2b+"),
                 ("Sx2b", "S3ax2b"),
-                ("B*5e", "B*5e"),
             )
         ):
             post = await play(fake, players[ply % 2], thread, move)
             assert not post.ephemeral, post.text
             assert shown in post.text, post.text
+        # Sente drops the Bishop back by the Move button: from the hand to 5e.
+        menu = await open_menu(fake, alice, await latest_board(fake, thread))
+        assert options(menu)["@B"] == "Bishop in hand"
+        await choose(fake, alice, menu, "@B")
+        while "e5" not in options(menu):
+            await press(fake, alice, menu, "Next ▶")
+        assert options(menu)["e5"] == "B*5e"
+        await choose(fake, alice, menu, "e5")
+        await board_post(fake, thread, "alice played **B*5e**")
         refused = await play(fake, bob, thread, "P*5e")  # Gote holds a Bishop, no Pawn
         assert refused.ephemeral
         since = len(thread.messages)
