@@ -157,6 +157,11 @@ REGISTRY: tuple[Entry, ...] = (
         "horde",
         (None, "4k3/8/8/8/8/8/1PP5/P7 b - - 0 1", "r3k2r/8/8/8/8/8/PPP5/8 w kq - 0 1"),
     ),
+    Entry(
+        "knightmate",
+        "knightmate",
+        (None, "4k3/8/8/8/8/8/3Q4/R3K3 w - - 0 1", "4k3/8/8/8/8/8/8/3BK3 w - - 0 1"),
+    ),
     Entry("kingofthehill", "kingofthehill", (None, "8/8/2k5/8/8/5K2/8/8 w - - 0 1")),
     Entry(
         "racingkings",

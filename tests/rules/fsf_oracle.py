@@ -110,6 +110,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("codrus", "codrus", games=5, plies=(6, 50)),
     Entry("jesonmor", "jesonmor", games=8, plies=(3, 40)),
     Entry("horde", "horde", games=8, plies=(10, 90)),
+    Entry("knightmate", "knightmate", games=6, plies=(10, 70)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

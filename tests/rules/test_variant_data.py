@@ -34,7 +34,7 @@ CATALOGUE = {
     "pocketknight", "breakthrough",
     "extinction", "kinglet", "threekings", "codrus",
     "jesonmor",
-    "horde",
+    "horde", "knightmate",
 }  # fmt: skip
 
 

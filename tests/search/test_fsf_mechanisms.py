@@ -31,6 +31,7 @@ GAMES = [
     "threekings",
     "codrus",
     "horde",
+    "knightmate",
 ]
 
 
