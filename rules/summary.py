@@ -472,7 +472,15 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             "coordinates (c3c4, b2h8+, P@e5) work too."
         )
     if v.reserve:
-        names = " and ".join(_with_article(v.piece(r).name) for r in v.reserve)
+        counted = {r: v.reserve.count(r) for r in v.reserve}
+        names = _and(
+            [
+                _with_article(v.piece(r).name)
+                if n == 1
+                else f"{_NUMBERS.get(n, str(n))} {v.piece(r).name}s"
+                for r, n in counted.items()
+            ]
+        )
         if v.reserve_drops:
             lines.append(
                 f"Each side holds {names} in hand, to be dropped on any empty square instead "
@@ -490,6 +498,9 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
                 "they enter when that piece first moves."
             )
     return tuple(lines)
+
+
+_NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
 def _nth(n: int) -> str:
