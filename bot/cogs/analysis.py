@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import time
@@ -38,12 +39,24 @@ class Analysis(commands.Cog):
         await defer_first(interaction)
         asked = time.monotonic()
         me = interaction.client.user
+
+        async def queued(ahead: int) -> None:
+            reviews = "review" if ahead == 1 else "reviews"
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.followup.send(
+                    f"Queued: {ahead} {reviews} ahead of yours (one runs at a time). The "
+                    "answer comes here, or as a post in this channel if it takes longer "
+                    "than Discord keeps this command open.",
+                    ephemeral=True,
+                )
+
         review = await self.service.review(
             channel_id=interaction.channel_id or 0,
             game_id=game,
             engine_ids=(me.id,) if me is not None else (),
             guild_id=interaction.guild_id,
             user_id=interaction.user.id,
+            queued=queued,
         )
         if time.monotonic() - asked < ANSWER_SECONDS:
             record = discord.File(

@@ -28,6 +28,7 @@ from bot.service.engine import replay
 from bot.service.errors import BadRequestError
 from bot.service.games import GameService
 from bot.service.models import Picture, RecordFile
+from bot.service.offload import off_loop
 from rules.record import format_record
 from rules.variant import Variant
 from search.analysis import MATE_CP, Analysis, analyze, win_chance
@@ -198,6 +199,7 @@ class AnalysisService:
         self._run = run
         self._pool = pool
         self._queue = asyncio.Semaphore(1)
+        self._waiting = 0
 
     async def post_later(self, review: Review, channel_id: int) -> None:
         """Records the review's post in `channel_id` in the outbox (`POST`): the bot's
@@ -237,6 +239,7 @@ class AnalysisService:
         engine_ids: Collection[int] = (),
         guild_id: int | None = None,
         user_id: int | None = None,
+        queued: Callable[[int], Awaitable[None]] | None = None,
     ) -> Review:
         """Review the game named (or the one of this channel; by number, in its own server or
         by its players in direct messages). `engine_ids`: the users that are Fairy Post
@@ -257,7 +260,15 @@ class AnalysisService:
                 total_time=SAFETY_SECONDS,
             )
 
-        async with self._queue:
+        if self._queue.locked() and queued is not None:
+            # One review at a time: tell the player where theirs stands.
+            await queued(self._waiting + 1)
+        self._waiting += 1
+        try:
+            await self._queue.acquire()
+        finally:
+            self._waiting -= 1
+        try:
             if self._pool is not None:
                 analysis = await self._pool.analyze(
                     variant, moves, nodes_per_move=budget, total_time=SAFETY_SECONDS
@@ -266,6 +277,8 @@ class AnalysisService:
                 analysis = await self._run(work)
             else:
                 analysis = await asyncio.to_thread(work)
+        finally:
+            self._queue.release()
         return await self._answer(game, variant, moves, analysis, budget)
 
     async def _answer(
@@ -288,8 +301,11 @@ class AnalysisService:
             "date": date,
             "source": f"Fairy Post game #{game.id}, analysed by Fairy Post's engine",
         }
-        text = annotated_record(
-            format_record(replay(variant, moves), headers, result=result), analysis
+        # Off the loop: the record replays the game (a second for 400 plies of Bigorra).
+        text = await off_loop(
+            lambda: annotated_record(
+                format_record(replay(variant, moves), headers, result=result), analysis
+            )
         )
         title = f"Game #{game.id}, {variant.name}: {white} vs {black}"
         if self.games.pictures is None:

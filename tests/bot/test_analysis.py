@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from bot.service import GameService, ManualClock
@@ -133,3 +135,31 @@ async def test_a_review_runs_in_a_worker_process_and_can_be_posted_through_the_o
     (effect,) = await games.storage.effects.find(kind=POST)
     assert effect.payload["channel_id"] == THREAD
     assert review_of(effect.payload) == review
+
+
+async def test_a_queued_review_is_told_where_it_stands(games: GameService) -> None:
+    import asyncio
+
+    await start_game(games, "chess", thread=THREAD)
+    await play_all(games, BLUNDER_GAME)
+    release = asyncio.Event()
+
+    async def held(work: Any) -> Any:
+        await release.wait()
+        return await asyncio.to_thread(work)
+
+    service = AnalysisService(games, total_nodes=20_000, run=held)
+    told: list[int] = []
+
+    async def queued(ahead: int) -> None:
+        told.append(ahead)
+
+    first = asyncio.create_task(service.review(channel_id=THREAD, queued=queued))
+    while not service._queue.locked():  # the first review runs
+        await asyncio.sleep(0.01)
+    second = asyncio.create_task(service.review(channel_id=THREAD, queued=queued))
+    while not told:
+        await asyncio.sleep(0.01)
+    assert told == [1]  # the first started at once; the second waits behind it
+    release.set()
+    assert (await first).game_id == (await second).game_id
