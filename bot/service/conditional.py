@@ -528,7 +528,7 @@ class ConditionalService:
         head, last = typed[: cut + 1], typed[cut + 1 :]
         stepping = self._step_moves(game, head)
         budget = self.games.suggest_seconds
-        if budget is None or self.games.cache.get(game.id, game.ply_count, game.revision):
+        if budget is None or not self.games.long_and_cold(game):
             listed: list[LegalMove] | None = await stepping
         else:
             listed = await within(stepping, budget)

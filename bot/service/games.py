@@ -94,6 +94,8 @@ from storage.models import (
 ALLOWED_DAYS = (1, 2, 3, 5, 7, 10, 14)
 RECENT_MOVES = 6
 RECENT_LISTED = 20
+LONG_GAME_PLIES = 100
+"""From this length a game's first autocomplete answers within `suggest_seconds`."""
 
 """Finished games /games lists."""
 
@@ -554,8 +556,7 @@ class GameService:
         if not game.is_active or game.color_of(user_id) is not game.turn:
             return []
         listing = self.listed_moves(game)
-        cold = self.cache.get(game.id, game.ply_count, game.revision) is None
-        if self.suggest_seconds is None or not cold:
+        if self.suggest_seconds is None or not self.long_and_cold(game):
             listed: list[LegalMove] | None = await listing
         else:
             listed = await within(listing, self.suggest_seconds)
@@ -565,6 +566,12 @@ class GameService:
             label = f"Listing the moves of game #{game.id}… keep typing"
             return [Suggestion(label, "".join(typed.split())[:100] or "…")]
         return suggest(listed, typed)
+
+    def long_and_cold(self, game: Game) -> bool:
+        """A long game not in memory: the only kind whose moves may take autocomplete
+        longer than it can wait (a short one's list comes within Discord's limit)."""
+        cold = self.cache.get(game.id, game.ply_count, game.revision) is None
+        return cold and game.ply_count >= LONG_GAME_PLIES
 
     async def listed_moves(self, game: Game) -> list[LegalMove]:
         """The legal moves of `game` with their notation in scan order, for autocomplete,

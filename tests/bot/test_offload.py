@@ -122,6 +122,7 @@ async def test_first_autocomplete_of_a_game_not_in_memory_answers_within_its_bud
     replays: list[object] = []
     monkeypatch.setattr(games_module, "replay", lambda *a: replays.append(a))
     service.suggest_seconds = 0.01
+    monkeypatch.setattr(games_module, "LONG_GAME_PLIES", 1)  # this one-move game is "long"
     waiting = await service.suggest_moves(channel_id=THREAD, user_id=BOB.id, typed="N")
     assert len(waiting) == 1 and "keep typing" in waiting[0].name
     while service._listing:
