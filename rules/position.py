@@ -8,7 +8,7 @@ values; the `*_codes` methods are the fast path for perft and search.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -771,10 +771,67 @@ class Position:
                 files = (
                     {sq % geo.files for sq in self.pieces[fcode]} if t.one_per_file[fcode] else ()
                 )
+                bound = self._colour_bound(fcode, empties) if t.any_other_colour else None
                 for sq in empties:
-                    if (ok is not None and not ok[sq]) or (files and sq % geo.files in files):
+                    if (
+                        (ok is not None and not ok[sq])
+                        or (files and sq % geo.files in files)
+                        or (bound is not None and not bound(sq))
+                    ):
                         continue
                     out.append(face | sq << 8 | DROP << KIND_SHIFT)
+
+    def _colour_bound(self, fcode: int, empties: list[int]) -> Callable[[int], bool] | None:
+        """Placement's Bishops (`drop-other-colour`, Fairy-Stockfish's
+        dropOppositeColoredBishop): a Bishop is never dropped on the colour where half its
+        side's Bishops (board and hand) already stand, and no other piece takes a square
+        the Bishops still in hand would need on either colour. The test for one drop of
+        `fcode` onto a square, or None when nothing binds it."""
+        t = self.t
+        geo = t.geo
+        side = self.side
+
+        def colour(sq: int) -> int:
+            return (geo.file_of(sq) + geo.rank_of(sq)) & 1
+
+        tests: list[Callable[[int], bool]] = []
+        for code in t.other_colour_codes[side]:
+            total = len(self.pieces[code]) + self.hands[side][t.hand_type[code]]
+            if not self.hands[side][t.hand_type[code]]:
+                continue
+            on = [0, 0]
+            for sq in self.pieces[code]:
+                on[colour(sq)] += 1
+            if code == fcode:
+
+                def spread(sq: int, on: list[int] = on, total: int = total) -> bool:
+                    return on[colour(sq)] + 1 <= (total + 1) // 2
+
+                tests.append(spread)
+                continue
+            ok = t.drop_ok[code]
+            free = [0, 0]
+            for sq in empties:
+                if ok is None or ok[sq]:
+                    free[colour(sq)] += 1
+            half = total // 2
+
+            def enough(
+                sq: int,
+                on: list[int] = on,
+                free: list[int] = free,
+                half: int = half,
+                ok: bytes | None = ok,
+            ) -> bool:
+                left = list(free)
+                if ok is None or ok[sq]:
+                    left[colour(sq)] -= 1
+                return on[0] + left[0] >= half and on[1] + left[1] >= half
+
+            tests.append(enough)
+        if not tests:
+            return None
+        return lambda sq: all(test(sq) for test in tests)
 
     def _placement_codes(self) -> list[int]:
         t = self.t
@@ -1398,6 +1455,10 @@ class Position:
                     # dropped on its second rank may double-step (Crazyhouse).
                     virgin[d] = 1
                     h ^= t.z_virgin[d]
+                elif t.castle_drop.get(d) == code:
+                    # Placement: a King or Rook dropped on its castling square may castle
+                    # (the rights, hashed as pairs, are read again below).
+                    virgin[d] = 1
             elif kind == PLACE:
                 extra = self._snapshot()
                 code = o << 1 | side

@@ -409,6 +409,12 @@ class Tables:
     drop_ok: list[bytes | None] = field(default_factory=list)
     """Per square, 1 where the piece may be dropped (rows, regions, immobility); None: all."""
     one_per_file: list[bool] = field(default_factory=list)
+    castle_drop: dict[int, int] = field(default_factory=dict)
+    """Placement: castling square -> the code (King or Rook) that, dropped there, is
+    unmoved and may castle (`[castling] dropped = true`)."""
+    other_colour: list[bool] = field(default_factory=list)
+    other_colour_codes: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    any_other_colour: bool = False
     drop_mate: list[int] = field(default_factory=list)  # per type: 0 legal, 1 loss, 2 illegal
     any_drop_mate: int = 0  # the highest drop_mate value of the variant
     turns_back: bool = False
@@ -686,6 +692,7 @@ def build_tables(variant: Variant) -> Tables:
         castling_squares |= {variant.fast_castling.king_from, *variant.fast_castling.rooks}
     setup_at = dict(variant.setup)
     castling_types = {setup_at[s] for s in castling_squares if s in setup_at}
+    castling_types |= set(variant.castling_drops)
     black_at = dict(variant.army(1))
     castling_types |= {
         black_at[geo.mirror(s)] for s in castling_squares if geo.mirror(s) in black_at
@@ -970,6 +977,12 @@ def build_tables(variant: Variant) -> Tables:
     tables.castle_pairs = tuple(pairs)
     tables.castle_rules, tables.castle_rooks = _castle_rules(variant)
     tables.castle_squares = frozenset(sq for king, rook, _k in pairs for sq in (king, rook))
+    if variant.castling_drops:
+        king_id, rook_id = variant.castling_drops
+        for king_sq, rook_sq, _k in pairs:
+            color = 0 if geo.rank_of(king_sq) < geo.ranks // 2 else 1
+            tables.castle_drop[king_sq] = type_index[king_id] << 1 | color
+            tables.castle_drop[rook_sq] = type_index[rook_id] << 1 | color
     virgin = set()
     start_at = [0] * geo.size
     for color in (0, 1):
@@ -1033,6 +1046,7 @@ def _drop_rules(t: Tables) -> None:
     t.immobile = [None] * ncodes
     t.drop_ok = [None] * ncodes
     t.one_per_file = [False] * ncodes
+    t.other_colour = [False] * ncodes
     t.drop_mate = [0] * (t.ntypes + 1)
     for i, p in enumerate(variant.pieces, start=1):
         for color in (0, 1):
@@ -1059,8 +1073,14 @@ def _drop_rules(t: Tables) -> None:
             if not all(allowed):
                 t.drop_ok[code] = bytes(allowed)
             t.one_per_file[code] = p.drop_one_per_file
+            t.other_colour[code] = p.drop_other_colour
         t.drop_mate[i] = ("legal", "loss", "illegal").index(p.drop_mate)
     t.any_drop_mate = max(t.drop_mate, default=0)
+    t.other_colour_codes = (
+        tuple(c for c in range(2, ncodes, 2) if t.other_colour[c]),
+        tuple(c for c in range(3, ncodes, 2) if t.other_colour[c]),
+    )
+    t.any_other_colour = any(t.other_colour)
     t.turns_back = any(
         p.demotes_to is not None and p.promotion is not None and p.demotes_to in p.promotion.to
         for p in variant.pieces

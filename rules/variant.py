@@ -81,6 +81,7 @@ PIECE_KEYS = {
     "demotes-to",
     "drop-region",
     "drop-one-per-file",
+    "drop-other-colour",
     "drop-mate",
 }
 PROMOTION_KEYS = {
@@ -215,6 +216,9 @@ class PieceType:
     drop_region: str | None = None
     """The region the piece may be dropped in (the variant's drop region otherwise)."""
     drop_one_per_file: bool = False
+    drop_other_colour: bool = False
+    """Placement's Bishops: dropped only on squares of the other colour than those its
+    owner's pieces of this type stand on (Fairy-Stockfish's dropOppositeColoredBishop)."""
     """Never dropped on a file that holds one of its owner's pieces of its type (nifu)."""
     drop_mate: str = "legal"
     """A checkmate given by dropping this piece: `legal`, `loss` (the dropper loses, as
@@ -392,6 +396,9 @@ class Variant:
     reserve_in_hand: bool = False
     """S-Chess: reserve pieces wait in hand and enter by the player's choice (`in-hand`),
     not placed behind chosen pieces before move 1 (Florea's `placed`)."""
+    castling_drops: tuple[str, ...] = ()
+    """Placement (`[castling] dropped = true`): the royal piece and the Rook piece that,
+    dropped on their castling squares, may castle (Fairy-Stockfish's castlingDroppedPiece)."""
     reserve_drops: bool = False
     """Pocket Knight: reserve pieces wait in hand and are dropped on any empty square as a
     move (`drop`), whether or not captured pieces go to hand too."""
@@ -531,7 +538,7 @@ class Variant:
             king = self.geometry.mirror(king)
         pid = dict(self.army(color)).get(king)
         if pid is None:
-            return False
+            return bool(self.castling_drops)  # Placement: the King is dropped there later
         return self.piece(pid).royal or not any(p.royal for p in self.pieces)
 
     @property
@@ -1422,6 +1429,7 @@ def _build(
         _check_demotion(pieces, flags["captures-to-hand"], source)
 
     castling, fast = _build_castling(data, source, square, setup, by_id)
+    castling_drops = _castling_drops(data.get("castling"), source, by_id)
 
     reserve_data = data.get("reserve", {})
     if reserve_data is False:
@@ -1535,6 +1543,7 @@ def _build(
         setup=setup,
         castling=castling,
         fast_castling=fast,
+        castling_drops=castling_drops,
         ep_capturers=ep_sets[0],
         ep_victims=ep_sets[1],
         move_rule=move_rule,
@@ -2077,6 +2086,9 @@ def _build_pieces(
         one_per_file = merged.get("drop-one-per-file", False)
         if not isinstance(one_per_file, bool):
             raise VariantError(source, f"{key}.drop-one-per-file", "must be true or false")
+        other_colour = merged.get("drop-other-colour", False)
+        if not isinstance(other_colour, bool):
+            raise VariantError(source, f"{key}.drop-other-colour", "must be true or false")
         drop_mate = merged.get("drop-mate", "legal")
         if drop_mate not in DROP_MATES:
             raise VariantError(
@@ -2112,6 +2124,7 @@ def _build_pieces(
                 demotes_to=merged.get("demotes-to"),
                 drop_region=drop_region,
                 drop_one_per_file=one_per_file,
+                drop_other_colour=other_colour,
                 drop_mate=drop_mate,
                 glyph=_glyph(merged.get("glyph"), source, f"{key}.glyph"),
             )
@@ -2402,6 +2415,24 @@ def _build_setup(
     return white, black
 
 
+def _castling_drops(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> tuple[str, ...]:
+    """`[castling] dropped = true` (Placement): the royal piece and the `rook-piece`
+    (default `rook`) may castle once dropped on their castling squares."""
+    if not isinstance(raw, dict) or not raw.get("dropped", False):
+        return ()
+    if raw["dropped"] is not True:
+        raise VariantError(source, "castling.dropped", "must be true or false")
+    royals = [p.id for p in by_id.values() if p.royal]
+    if len(royals) != 1:
+        raise VariantError(source, "castling.dropped", "needs exactly one royal piece")
+    rook = raw.get("rook-piece", "rook")
+    if not isinstance(rook, str) or rook not in by_id or rook == royals[0]:
+        raise VariantError(
+            source, "castling.rook-piece", f"must name the castling piece, not {rook!r}"
+        )
+    return (royals[0], rook)
+
+
 def _build_castling(
     data: dict[str, Any],
     source: str,
@@ -2417,10 +2448,9 @@ def _build_castling(
     occupant = dict(setup)
     style = raw.get("style", "standard")
     if style == "standard":
-        if set(raw) - {"style", "moves"}:
-            raise VariantError(
-                source, f"castling.{sorted(set(raw) - {'style', 'moves'})[0]}", "unknown key"
-            )
+        known = {"style", "moves", "dropped", "rook-piece"}
+        if set(raw) - known:
+            raise VariantError(source, f"castling.{sorted(set(raw) - known)[0]}", "unknown key")
         moves = raw.get("moves")
         if not isinstance(moves, list) or not moves:
             raise VariantError(source, "castling.moves", "must list the castling moves")
@@ -2441,11 +2471,16 @@ def _build_castling(
                 "black" in data.get("setup", {})
             )
             plain = not any(p.royal for p in by_id.values())  # Giveaway: a plain King castles
-            if not blacks_only and (king is None or not (by_id[king].royal or plain)):
+            # Placement: the King is dropped onto its castling square later.
+            dropped = raw.get("dropped") is True and king is None
+            if not (blacks_only or dropped) and (king is None or not (by_id[king].royal or plain)):
                 raise VariantError(
-                    source, f"{key}.king", "no royal piece stands there at the start"
+                    source,
+                    f"{key}.king",
+                    "no royal piece stands there at the start (a King dropped there from a "
+                    "reserve: dropped = true)",
                 )
-            if not blacks_only and occupant.get(c.rook_from) is None:
+            if not (blacks_only or dropped) and occupant.get(c.rook_from) is None:
                 raise VariantError(source, f"{key}.rook", "no piece stands there at the start")
             rank = {sq // data["files"] for sq in (c.king_from, c.king_to, c.rook_from, c.rook_to)}
             if len(rank) != 1:

@@ -111,6 +111,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("jesonmor", "jesonmor", games=8, plies=(3, 40)),
     Entry("horde", "horde", games=8, plies=(10, 90)),
     Entry("knightmate", "knightmate", games=6, plies=(10, 70)),
+    Entry("placement", "placement", games=6, plies=(8, 60)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

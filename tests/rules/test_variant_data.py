@@ -35,6 +35,7 @@ CATALOGUE = {
     "extinction", "kinglet", "threekings", "codrus",
     "jesonmor",
     "horde", "knightmate",
+    "placement",
 }  # fmt: skip
 
 

@@ -105,3 +105,26 @@ def test_jeson_mor_is_won_by_holding_the_centre_for_a_move() -> None:
     taken.play("d3e5")
     taken.play("f7e5")  # taken: now Black's Knight must hold the centre
     assert taken.outcome() is None
+
+
+def test_placement_castles_with_a_king_and_rook_dropped_on_their_squares() -> None:
+    game = Game(load_variant("placement"))
+    for move in ["K@e1", "K@e8", "R@h1", "R@a8"]:
+        game.play(move)
+    # pyffish 0.0.90: r3k3/pppppppp/8/8/8/8/PPPPPPPP/4K2R[QRBBNNqrbbnn] w Kq - 0 3
+    assert fen(game.position).split()[2] == "Kq"
+    assert not any(m.startswith("K@") for m in uci_moves(game.position))
+
+
+def test_placement_puts_the_bishops_on_both_colours() -> None:
+    game = Game(load_variant("placement"))
+    game.play("B@c1")
+    game.play("B@d8")
+    bishops = sorted(m for m in uci_moves(game.position) if m.startswith("B@"))
+    assert bishops == ["B@b1", "B@d1", "B@f1", "B@h1"]  # as pyffish 0.0.90
+    # With one light square left for the second Bishop, no other piece may take it.
+    game = Game.from_position_text(
+        "placement", "2q1rk2/pppppppp/8/8/8/8/PPPPPPPP/1R3Q1R w - - 0 4 hand:B,B,K,N,N,b,b,n,n,r"
+    )
+    legal = uci_moves(game.position)
+    assert "B@d1" in legal and "K@d1" not in legal and "N@d1" not in legal
