@@ -591,9 +591,15 @@ def draw_board(
             _corners(img, box, rim, round(s * 0.3), green)
     upside = (0, 1) if perspective == 0 else (1, 0)  # by colour: forward points down
     min_cap = letter_min_cap(lay.width)
+    # Each kind of piece looked up once per picture: the sprite cache's key hashes the
+    # whole sprite (its glyph's tuples) at every call, a tenth of a 16x16 picture's drawing.
+    sprites: dict[int, Image.Image] = {}
     for sq, piece in view.pieces.items():
         x0, y0, _x1, _y1 = lay.square_box(sq)
-        sprite = sprite_image(piece, s, theme, bool(upside[piece.color]), min_cap, style)
+        sprite = sprites.get(id(piece))
+        if sprite is None:
+            sprite = sprite_image(piece, s, theme, bool(upside[piece.color]), min_cap, style)
+            sprites[id(piece)] = sprite
         _paste(img, sprite, x0, y0)
     forced = set(_squares(view, captures))
     for sq in dict.fromkeys([*_squares(view, highlights), *forced]):
