@@ -704,10 +704,10 @@ INT_DEFAULTS = {
     "pocketSize": 0,
 }
 WORD_DEFAULTS = {
-    "nFoldValue": "draw",
-    "stalemateValue": "draw",
     "checkmateValue": "loss",
     "extinctionValue": "none",
+    "nFoldValue": "draw",
+    "stalemateValue": "draw",
     "connectValue": "win",
     "materialCounting": "none",
     "countingRule": "none",
@@ -765,9 +765,7 @@ REFUSED: dict[str, str] = {
     "petrifyBlastPieces": "exploding captures (Atomic)",
     "castlingDroppedPiece": "castling with a dropped King or Rook",
     "oppositeCastling": "castling only to the wing the opponent did not use",
-    "checking": "a game in which giving check is not allowed",
     "dropChecks": "drops that may not give check",
-    "mustCapture": "compulsory captures (Antichess)",
     "mustDrop": "compulsory drops",
     "sittuyinRookDrop": "Sittuyin's setup drops",
     "dropOppositeColoredBishop": "Placement's Bishop drops",
@@ -783,29 +781,23 @@ REFUSED: dict[str, str] = {
     "passOnStalemateBlack": "passing when stalemated",
     "makpongRule": "Makpong's King, which may not step out of check",
     "moveRepetitionIllegal": "the ban on moving one piece back and forth",
-    "stalematePieceCount": "a stalemate decided by the material on the board",
     "shatarMateRule": "Shatar's mating rules",
     "bikjangRule": "Janggi's bikjang",
     "extinctionClaim": "extinction (losing when a kind of piece is gone)",
     "extinctionPseudoRoyal": "pseudo-royal pieces (extinction)",
     "dupleCheck": "pseudo-royal pieces (extinction)",
     "flagPieceBlockedWin": "a flag region filled by several pieces",
-    "flagMove": "one more move after a piece reaches the flag region (Racing Kings)",
     "flagPieceSafe": "a flag region that must be reached safely",
-    "checkCounting": "winning by giving a number of checks (n-check)",
     "connectHorizontal": "connecting pieces in a row (a connection game)",
     "connectVertical": "connecting pieces in a row (a connection game)",
     "connectDiagonal": "connecting pieces in a row (a connection game)",
     "adjudicateFullBoard": "material counting when the board is full (Reversi)",
     "dropOnTop": "drops on top of other pieces (Connect Four)",
-    "extinctionPieceCount": "extinction (losing when a kind of piece is gone)",
     "extinctionOpponentPieceCount": "extinction (losing when a kind of piece is gone)",
     "flagPieceCount": "a flag region to be filled by several pieces",
     "connectN": "connecting pieces in a row (a connection game)",
     "connectNxN": "connecting pieces in a square (a connection game)",
     "collinearN": "pieces on one line (a connection game)",
-    "checkmateValue": "a checkmate that does not lose (Misère)",
-    "extinctionValue": "extinction (losing when a kind of piece is gone)",
     "connectValue": "connecting pieces in a row (a connection game)",
     "materialCounting": "adjudication by counting material",
     "countingRule": "Makruk's counting rules (Fairy Post's [rules.counting] is not converted)",
@@ -835,7 +827,6 @@ REFUSED: dict[str, str] = {
 """Options Fairy Post does not convert, by the mechanism they switch on; refused only when
 a section gives them a value other than Fairy-Stockfish's default."""
 SET_REFUSED = {
-    "extinctionPieceTypes": "extinction (losing when a kind of piece is gone)",
     "mustDropType": "compulsory drops",
     "blastImmuneTypes": "exploding captures (Atomic)",
     "mutuallyImmuneTypes": "exploding captures (Atomic)",
@@ -887,6 +878,14 @@ MAPPED = frozenset(
         "perpetualCheckIllegal",
         "stalemateValue",
         "shogiPawnDropMateIllegal",
+        "checking",
+        "mustCapture",
+        "checkCounting",
+        "checkmateValue",
+        "extinctionValue",
+        "flagMove",
+        "stalematePieceCount",
+        "extinctionPieceCount",
         "flagRegion",
         "flagRegionWhite",
         "flagRegionBlack",
@@ -1007,6 +1006,7 @@ class Start:
     board: dict[Square, tuple[str, int]]  # square -> (slot, colour)
     castling: str
     side: str
+    checks: tuple[int, int] | None = None
 
 
 def _start(config: Config, source: str, files: int, ranks: int) -> Start:
@@ -1057,13 +1057,16 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
     if side != "w":
         _refuse(config, "startFen", source, "Black moving first")
     castling = fields[2] if len(fields) > 2 else "-"
-    if len(fields) > 3 and "+" in " ".join(fields[3:]):
-        _refuse(config, "startFen", source, "check counts (n-check)")
+    checks = None
+    for token in fields[3:]:
+        m = re.fullmatch(r"(\d+)\+(\d+)", token)
+        if m is not None:
+            if not _bool(config, "checkCounting", source):
+                _refuse(config, "startFen", source, "check counts without checkCounting")
+            checks = (int(m.group(1)), int(m.group(2)))
     if castling and not re.fullmatch(r"-|[KQkqA-La-l]+", castling):
-        if "+" in castling:
-            _refuse(config, "startFen", source, "check counts (n-check)")
-        castling = "-"  # Fairy-Stockfish reads a missing castling field as none
-    return Start(board, castling, side)
+        castling = "-"  # Fairy-Stockfish skips what it cannot read there
+    return Start(board, castling, side, checks)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1282,15 +1285,35 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     if _bool(config, "perpetualCheckIllegal", source):
         rules["perpetual-check"] = "loss"
     stalemate = _word(config, "stalemateValue")
-    if stalemate == "loss":
-        rules["stalemate"] = "loss"
+    if _bool(config, "stalematePieceCount", source):
+        if stalemate != "win":
+            _refuse(config, "stalematePieceCount", source, "a stalemate scored by material")
+        rules["stalemate"] = "fewer-pieces"
+    elif stalemate in ("loss", "win"):
+        rules["stalemate"] = stalemate
     elif stalemate != "draw":
-        _refuse(
-            config,
-            "stalemateValue",
-            source,
-            f"stalemateValue = {stalemate}: a stalemated side that wins",
-        )
+        _refuse(config, "stalemateValue", source, f"{stalemate!r} is not win, loss or draw")
+    mate = _word(config, "checkmateValue")
+    if mate == "win":
+        rules["checkmate"] = "win"
+    elif mate != "loss":
+        _refuse(config, "checkmateValue", source, f"checkmateValue = {mate}: not a win or a loss")
+    if _bool(config, "mustCapture", source):
+        rules["must-capture"] = True
+    if not _bool(config, "checking", source):
+        rules["no-checks"] = True
+    if _bool(config, "checkCounting", source):
+        if start.checks is None or start.checks[0] != start.checks[1] or start.checks[0] < 1:
+            _refuse(
+                config,
+                "checkCounting",
+                source,
+                "n-check needs the same number of checks for both sides in startFen (3+3)",
+            )
+        assert start.checks is not None
+        rules["check-count"] = start.checks[0]
+    _extinction(config, source, by_slot, rules)
+
     if _bool(config, "flyingGeneral", source):
         rules["flying-general"] = True
     if _bool(config, "shogiPawnDropMateIllegal", source):
@@ -1806,10 +1829,41 @@ def _goal(
     if slot not in by_slot:
         _refuse(config, "flagPiece/0", source, f"{slot} is not a piece of this section")
     assert white is not None and black is not None
-    rules["goal-zone"] = {
+    goal: dict[str, object] = {
         "piece": by_slot[slot].id,
         "squares": [_square_name(s) for s in sorted(white)],
         "black-squares": [_square_name(s) for s in sorted(black)],
+    }
+    if _bool(config, "flagMove", source):
+        goal["reply" if slot == "king" else "hold"] = True
+    rules["goal-zone"] = goal
+
+
+def _extinction(
+    config: Config, source: str, by_slot: Mapping[str, Piece], rules: dict[str, object]
+) -> None:
+    """Fairy-Stockfish's extinction: the listed types (`*`: all pieces together), the
+    result, the count."""
+    value = _word(config, "extinctionValue")
+    types = {piece_set(config, "extinctionPieceTypes", c) for c in (0, 1)}
+    if value == "none":
+        return
+    if value not in ("loss", "win"):
+        _refuse(config, "extinctionValue", source, f"extinctionValue = {value}: not win or loss")
+    members = next(iter(types))
+    if len(types) != 1:
+        _refuse(config, "extinctionPieceTypes", source, "extinction types that differ by side")
+    if not members:
+        return  # nothing listed: Fairy-Stockfish never applies the rule
+    pieces = (
+        ["all"]
+        if "*" in members
+        else [by_slot[s].id for s in SLOT_ORDER if s in members and s in by_slot]
+    )
+    rules["extinction"] = {
+        "pieces": pieces,
+        "result": value,
+        "count": max(0, _int(config, "extinctionPieceCount", source)),
     }
 
 
@@ -2103,6 +2157,7 @@ VARIANT_WRITTEN = frozenset(
 )
 """Variant fields the export writes (or that have no effect on the rules); any other field
 that differs from its default is refused by name."""
+VARIANT_WRITTEN |= {"must_capture", "no_checks", "check_count", "checkmate", "extinction"}
 PIECE_WRITTEN = frozenset(
     [
         "id",
@@ -2203,7 +2258,7 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         refuse(fname.replace("_", "-"), f"{what}: Fairy-Stockfish's variants.ini cannot say it")
     if variant.goal != "checkmate":
         refuse("rules.goal", "royal capture: Fairy-Stockfish's variants.ini cannot say it")
-    if variant.stalemate not in ("draw", "loss"):
+    if variant.stalemate not in ("draw", "loss", "win", "fewer-pieces"):
         refuse("rules.stalemate", f"stalemate = {variant.stalemate!r}: no variants.ini option")
     table = fsf_letters(variant)
     keys: dict[str, str] = {"maxRank": str(ranks), "maxFile": FILE_LETTERS[files - 1]}
@@ -2211,7 +2266,7 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     used: set[str] = set()
     customs = iter(CUSTOM_SLOTS)
     royal = [p for p in variant.pieces if p.royal]
-    if len(royal) != 1:
+    if len(royal) > 1 or (not royal and variant.extinction is None):
         refuse("pieces", "a game without exactly one royal piece")
     pawn_rows: set[int] = set()
     initial_pieces = []
@@ -2349,6 +2404,10 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     castling = _export_castling(variant, letter_of, keys, refuse)
     # Start position
     keys["startFen"] = _export_fen(variant, letter_of, castling)
+    if variant.check_count:
+        board, side, rights, ep, *clocks = keys["startFen"].split()
+        given = f"{variant.check_count}+{variant.check_count}"
+        keys["startFen"] = " ".join([board, side, rights, ep, given, *clocks])
     # Rules
     keys["nMoveRule"] = str(variant.move_rule)
     keys["nFoldRule"] = str(variant.repetition)
@@ -2360,7 +2419,24 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         "black-loses": ("win", "true"),
     }
     keys["nFoldValue"], keys["nFoldValueAbsolute"] = results[variant.repetition_result]
-    keys["stalemateValue"] = variant.stalemate
+    keys["stalemateValue"] = "win" if variant.stalemate == "fewer-pieces" else variant.stalemate
+    if variant.stalemate == "fewer-pieces":
+        keys["stalematePieceCount"] = "true"
+    if variant.checkmate != "loss":
+        keys["checkmateValue"] = variant.checkmate
+    if variant.must_capture:
+        keys["mustCapture"] = "true"
+    if variant.no_checks:
+        keys["checking"] = "false"
+    if variant.check_count:
+        keys["checkCounting"] = "true"
+    if variant.extinction is not None:
+        ext = variant.extinction
+        keys["extinctionValue"] = ext.result
+        keys["extinctionPieceTypes"] = (
+            "".join(sorted(letter_of[t] for t in ext.pieces)) if ext.pieces else "*"
+        )
+        keys["extinctionPieceCount"] = str(ext.count)
     if variant.perpetual_check == "loss":
         keys["perpetualCheckIllegal"] = "true"
     if variant.flying_general:
@@ -2380,6 +2456,10 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     if variant.zone is not None:
         if variant.zone.safe:
             refuse("rules.goal-zone", "a goal that must be reached safely")
+        if variant.zone.reply or variant.zone.hold:
+            if variant.zone.reply != bool(royal and variant.zone.piece == royal[0].id):
+                refuse("rules.goal-zone", "a goal-zone reply for a piece other than the King")
+            keys["flagMove"] = "true"
         keys["flagPiece"] = letter_of[variant.zone.piece]
         keys["flagRegionWhite"] = " ".join(geo.name(sq) for sq in sorted(variant.zone.squares[0]))
         keys["flagRegionBlack"] = " ".join(geo.name(sq) for sq in sorted(variant.zone.squares[1]))

@@ -71,6 +71,26 @@ def test_the_format_is_read_as_fairy_stockfish_reads_it() -> None:
     assert variant.piece("custom-q").letters == "Q"
 
 
+def test_the_rules_of_antichess_n_check_and_extinction_are_mapped() -> None:
+    toml = ini.convert_section(
+        "[t:chess]\nmustCapture = true\nchecking = false\ncheckmateValue = win\n"
+        "stalemateValue = win\nstalematePieceCount = true\nextinctionValue = loss\n"
+        "extinctionPieceTypes = q\nextinctionPieceCount = 0\ncheckCounting = true\n"
+        "startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2+2 0 1\n",
+        "t",
+    )
+    for line in (
+        "must-capture = true",
+        "no-checks = true",
+        'checkmate = "win"',
+        'stalemate = "fewer-pieces"',
+        "check-count = 2",
+        'extinction = { pieces = ["queen"], result = "loss", count = 0 }',
+    ):
+        assert line in toml
+    assert load_definition(toml).check_count == 2
+
+
 def test_fairy_stockfish_betza_directions_are_its_own() -> None:
     """`fN` is two moves in Fairy-Stockfish (Shogi's Knight), four in Betza's own reading."""
     moves, ep, skipped = ini.fsf_moves("fN")
@@ -85,10 +105,7 @@ def test_fairy_stockfish_betza_directions_are_its_own() -> None:
 REFUSALS = [
     ("[t:chess]\nconnectN = 4\n", "connectN (connecting pieces in a row (a connection game)) is "
      "not a chess rule Fairy Post plays"),
-    ("[t:chess]\nmustCapture = true\n", "mustCapture (compulsory captures (Antichess))"),
-    ("[t:chess]\ncheckCounting = true\n", "checkCounting (winning by giving a number of checks"),
     ("[t:chess]\nblastOnCapture = true\n", "blastOnCapture (exploding captures (Atomic))"),
-    ("[t:chess]\nextinctionValue = loss\nextinctionPieceTypes = k\n", "extinction"),
     ("[t:ataxx]\n", "Fairy-Stockfish's built-in 'ataxx' is not among the games Fairy "
      "Post plays"),
     ("[t:nosuch]\n", "no section or Fairy-Stockfish game named 'nosuch'"),
@@ -101,11 +118,13 @@ REFUSALS = [
     ("[t:chess]\nmaxRank = 1\nstartFen = KNR2rnk w\n", "Fairy Post's boards run from 3x3"),
     ("[t:chess]\ndoubleStepRegionWhite = *2 *3\n", "double-step region reaching"),
     ("[t:chess]\ntripleStepRegionWhite = *2\n", "tripleStepRegionWhite (a Pawn's triple step)"),
-    ("[t:chess]\nstalemateValue = win\n", "a stalemated side that wins"),
-    ("[t:chess]\nchecking = false\n", "checking (a game in which giving check is not allowed)"),
+    ("[t:chess]\nstalemateValue = none\n", "'none' is not win, loss or draw"),
     ("[t:chess]\nstartFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1\n",
-     "check counts (n-check)"),
-    ("[a:chess]\nmustCapture = true\n[b:a]\n", "[a] mustCapture: mustCapture (compulsory captures"),
+     "check counts without checkCounting"),
+    ("[t:chess]\ncheckCounting = true\n", "n-check needs the same number of checks"),
+    ("[t:chess]\nextinctionValue = loss\nextinctionPieceTypes = q\nextinctionPseudoRoyal = true\n",
+     "extinctionPseudoRoyal (pseudo-royal pieces (extinction))"),
+    ("[a:chess]\nblastOnCapture = true\n[b:a]\n", "[a] blastOnCapture: blastOnCapture (exploding"),
     ("[t:chess]\npromotionRegionWhite = a8 b8\n", "a promotion region that is not whole ranks"),
 ]  # fmt: skip
 
