@@ -95,7 +95,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("crazyhouse", "crazyhouse", games=6),
     Entry("capahouse", "capahouse", games=4),
     Entry("seirawan", "seirawan", games=6),
-    Entry("shouse", "shouse", games=5),
+    Entry("shouse", "shouse", games=5, start_depth=2),  # depth 3, 546,694, takes 4 s
     Entry("loop", "loop", games=5, plies=(20, 90)),
     Entry("chessgi", "chessgi", games=5, plies=(20, 90)),
     Entry("antichess", "antichess", games=6, plies=(10, 70)),
