@@ -250,6 +250,9 @@ def _ep_capturable(pos: Position) -> bool:
     """Fairy-Stockfish names the en-passant square only when a capture there is legal."""
     codes: list[int] = []
     pos._ep_codes(codes)
+    if pos.t.blast:
+        legal = set(pos.legal_codes())
+        return any(c in legal for c in codes)
     return (
         any(pos._safe_after(c) for c in codes) if pos.variant.goal == "checkmate" else bool(codes)
     )

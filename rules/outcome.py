@@ -20,6 +20,7 @@ class Termination(Enum):
     CHECKMATED_WIN = "checkmate wins for the mated"
     CHECK_COUNT = "checks given"
     EXTINCTION = "extinction"
+    EXPLOSION = "explosion"
     FORBIDDEN_MATE = "forbidden mate"
     MATE_DRAW = "drawn mate"
     GOAL = "goal zone"
@@ -52,6 +53,7 @@ BY_RULE = frozenset(
         Termination.CHECKMATED_WIN,
         Termination.CHECK_COUNT,
         Termination.EXTINCTION,
+        Termination.EXPLOSION,
         Termination.FORBIDDEN_MATE,
         Termination.MATE_DRAW,
         Termination.GOAL,
@@ -110,6 +112,8 @@ class Outcome:
                 return f"{w} wins by giving {self.detail} check{plural}"
             case Termination.EXTINCTION:
                 return f"{w} wins by the extinction rule"
+            case Termination.EXPLOSION:
+                return f"{w} wins by exploding the king"
             case Termination.MATE_DRAW:
                 return "draw by a checkmate without a decisive check"
             case Termination.FORBIDDEN_MATE:
@@ -183,6 +187,7 @@ class Outcome:
                 f"{name} wins with a bare king": Termination.BARED_WIN,
                 f"{name} wins by being checkmated": Termination.CHECKMATED_WIN,
                 f"{name} wins by the extinction rule": Termination.EXTINCTION,
+                f"{name} wins by exploding the king": Termination.EXPLOSION,
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]}'s checkmate was given by a forbidden "
                 "piece": Termination.FORBIDDEN_MATE,
                 f"{name} wins by reaching the goal": Termination.GOAL,

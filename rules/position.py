@@ -377,6 +377,8 @@ class Position:
     def is_check(self) -> bool:
         """The side to move's royal piece is attacked (never in royal-capture variants'
         sense of a rule, but still reported for the `+` mark)."""
+        if self.t.blast:
+            return self._atomic_check(self.side)
         king = self.kings[self.side]
         return king >= 0 and self.attacked(king, self.side ^ 1)
 
@@ -939,6 +941,8 @@ class Position:
         return (c >> KIND_SHIFT) & KIND_MASK == DROP and self.t.drop_mate[c & 0xFF] == 1
 
     def _legal_board_codes(self) -> list[int]:
+        if self.t.blast:
+            return self._atomic_codes(self.pseudo_codes()) if self.kings[self.side] >= 0 else []
         if self.variant.goal == "royal-capture":
             # The game ends the moment a royal piece is captured: no ply follows.
             return self.pseudo_codes() if self.kings[self.side] >= 0 else []
@@ -1350,7 +1354,7 @@ class Position:
         undo_kings = (kings[0], kings[1])
         # Castling rights change only when a King's or Rook's first square is touched.
         rights = bool(t.castle_pairs) and (
-            kind != NORMAL or o in t.castle_squares or d in t.castle_squares
+            t.blast or kind != NORMAL or o in t.castle_squares or d in t.castle_squares
         )
         if rights:
             h ^= self._rights_key()
@@ -1475,6 +1479,8 @@ class Position:
             for sq, _old, was_virgin in changes:
                 if was_virgin and not virgin[sq]:
                     h ^= t.z_virgin[sq]
+        if t.blast and (kind == EP or (kind == NORMAL and changes[1][1])):
+            h = self._explode(d, changes, h)
         if t.first_leap_takers and kind == NORMAL:
             h = self._take_first_leap(d, side, changes, h)
         if t.counting is not None:
@@ -1549,6 +1555,60 @@ class Position:
                     before = self._chase[-1][1][self.side]
                     found = chasing.chased(self, c, captured, now[self.side], before)
                     self._chase.append((found, now))
+
+    def _explode(self, d: int, changes: list[tuple[int, int, int]], h: int) -> int:
+        """Atomic: the capture on `d` explodes; the capturing piece and every piece around
+        `d` but the immune ones (Pawns) leave the board. Returns the new hash."""
+        t = self.t
+        board = self.board
+        for sq in (d, *t.blast_ring[d]):
+            p = board[sq]
+            if not p or (sq != d and t.blast_immune[p]):
+                continue
+            if self.virgin[sq]:
+                h ^= t.z_virgin[sq]
+            self._lift(sq, changes)
+            h ^= t.z_piece[p][sq]
+            if t.royal[p]:
+                self.kings[p & 1] = -1
+        return h
+
+    def _atomic_check(self, color: int) -> bool:
+        """Atomic: `color`'s King is attacked, unless the two Kings touch (taking one
+        would explode the other)."""
+        king = self.kings[color]
+        other = self.kings[color ^ 1]
+        if king < 0:
+            return False
+        if other >= 0 and other in self.t.blast_ring[king]:
+            return False
+        return self.attacked(king, color ^ 1)
+
+    def _atomic_codes(self, pseudo: list[int]) -> list[int]:
+        """Atomic's legal moves: a King never captures; a move may not explode the own King
+        nor leave it in check, unless it explodes the enemy King."""
+        side = self.side
+        king = self.kings[side]
+        board = self.board
+        in_check = self._atomic_check(side)
+        out = []
+        for c in pseudo:
+            kind = (c >> KIND_SHIFT) & KIND_MASK
+            if kind == CASTLE:
+                if in_check or not self._castling_ok(c):
+                    continue
+            elif kind == NORMAL and (c & 0xFF) == king and board[(c >> 8) & 0xFF]:
+                continue
+            self.push_code(c, keep_key=False)
+            try:
+                ok = self.kings[side] >= 0 and (
+                    self.kings[side ^ 1] < 0 or not self._atomic_check(side)
+                )
+            finally:
+                self.pop_code()
+            if ok:
+                out.append(c)
+        return out
 
     def _take_first_leap(
         self, d: int, side: int, changes: list[tuple[int, int, int]], h: int
@@ -1739,7 +1799,10 @@ class Position:
             return self.hash
         out: list[int] = []
         self._ep_codes(out)
-        if self.variant.goal == "checkmate":
+        if self.t.blast and out:
+            legal = set(self.legal_codes())
+            out = [c for c in out if c in legal]
+        elif self.variant.goal == "checkmate":
             out = [c for c in out if self._safe_after(c)]
         return self.hash ^ self.t.z_ep[self.ep] if out else self.hash
 
@@ -1852,6 +1915,8 @@ class Position:
             return Outcome(Termination.ROYAL_CAPTURE, winner=self.side ^ 1)
         if self.placing:
             return None
+        if v.blast is not None and self.kings[self.side] < 0:
+            return Outcome(Termination.EXPLOSION, winner=self.side ^ 1)
         if v.extinction is not None:
             ended = self._extinct()
             if ended is not None:

@@ -454,7 +454,12 @@ def _check_consistency(pos: Position) -> None:
             if kings > 1 or (not kings and v.extinction is None):
                 raise PositionTextError(f"{name} must have exactly one King, not {kings}")
         enemy_king = pos.kings[pos.side ^ 1]
-        if not pos.placing and enemy_king >= 0 and pos.attacked(enemy_king, pos.side):
+        checked = (
+            pos._atomic_check(pos.side ^ 1)
+            if pos.t.blast
+            else enemy_king >= 0 and pos.attacked(enemy_king, pos.side)
+        )
+        if not pos.placing and checked:
             raise PositionTextError(
                 "the side that has just moved is in check: no legal game reaches this position"
             )

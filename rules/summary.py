@@ -302,6 +302,13 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         lines.append(f"The side that gives check for the {_nth(v.check_count)} time wins at once.")
     if v.no_checks:
         lines.append("No move may give check.")
+    if v.blast is not None:
+        spared = ", ".join(sorted(v.piece(p).name for p in v.blast))
+        lines.append(
+            "Captures explode: the capturing piece and every piece around the square leave "
+            f"the board{f' (but {spared})' if spared else ''}; exploding the King wins, a King "
+            "never captures, and touching Kings give no check."
+        )
     if v.must_capture:
         lines.append("Capturing is compulsory: a side that can capture must (any capture).")
     if v.extinction is not None:

@@ -429,6 +429,10 @@ class Tables:
     first_leap_takers: dict[int, frozenset[int]] = field(default_factory=dict)
     """Codes whose checking move takes the first leap from the enemy royal codes listed
     (Cambodian's Rook and King)."""
+    blast: bool = False
+    """Atomic: captures explode (`Position._explode`)."""
+    blast_ring: tuple[tuple[int, ...], ...] = ()  # per square: the eight around it
+    blast_immune: tuple[bool, ...] = ()  # per code: not removed by a neighbouring blast
     plain_castling: bool = False
     """No piece is royal (Giveaway): the King castles as a plain piece, attacked or not."""
     z_checks: tuple[tuple[int, ...], ...] = ()
@@ -1010,6 +1014,25 @@ def build_tables(variant: Variant) -> Tables:
                 takers.setdefault(type_index[pid] << 1 | color ^ 1, set()).add(i << 1 | color)
     tables.first_leap_takers = {code: frozenset(kings) for code, kings in takers.items()}
     tables.plain_castling = not any(p.royal for p in variant.pieces)
+    if variant.blast is not None:
+        tables.blast = True
+        ring = []
+        for sq in range(geo.size):
+            f, r = geo.file_of(sq), geo.rank_of(sq)
+            ring.append(
+                tuple(
+                    geo.index(f + df, r + dr)
+                    for df in (-1, 0, 1)
+                    for dr in (-1, 0, 1)
+                    if (df or dr) and 0 <= f + df < geo.files and 0 <= r + dr < geo.ranks
+                )
+            )
+        tables.blast_ring = tuple(ring)
+        immune = [False] * ncodes
+        for i, p in enumerate(pieces, start=1):
+            for color in (0, 1):
+                immune[i << 1 | color] = p.id in variant.blast
+        tables.blast_immune = tuple(immune)
     if variant.check_count:
         # Keys of their own: the other keys stay those of the variant without the rule.
         crng = random.Random(0xC4EC)
@@ -1020,6 +1043,7 @@ def build_tables(variant: Variant) -> Tables:
         variant.zone
         or variant.check_count
         or variant.extinction
+        or variant.blast is not None
         or variant.bare_king_win
         or variant.bare_king
         or variant.bare_king_draw

@@ -128,6 +128,7 @@ RULES_KEYS = {
     "checkmate",
     "extinction",
     "must-drop",
+    "blast",
 }
 REPETITION_RESULTS = ("draw", "white-loses", "black-loses", "repeater-loses", "repeater-wins")
 DROP_MATES = ("legal", "loss", "illegal")
@@ -446,6 +447,9 @@ class Variant:
     bare_king_win: bool = False
     """Losers: a side left with only its royal pieces wins at once."""
     extinction: Extinction | None = None
+    blast: frozenset[str] | None = None
+    """Atomic: a capture explodes, removing the capturing piece and every piece on the eight
+    squares around, but those of these types (the Pawns); None: captures do not explode."""
     perpetual_check: str = "draw"
     """`loss`: a repetition in which one side gave check every move loses for that side."""
     move_repetition: str = "allowed"
@@ -755,8 +759,8 @@ UNSUPPORTED = {
     "palace": 'use [regions] palace = "d1 e1 f1 ..." and region = "palace" on the piece',
     "mandatory-capture": "use rules.must-capture = true",
     "antichess": 'use rules.must-capture = true and [rules.extinction] result = "win"',
-    "atomic": "exploding captures (Atomic)",
-    "explosion": "exploding captures (Atomic)",
+    "atomic": 'use rules.blast = { immune = ["pawn"] }',
+    "explosion": 'use rules.blast = { immune = ["pawn"] }',
     "duck": "the Duck of Duck Chess",
     "bughouse": "partner play (Bughouse)",
     "partner": "partner play (Bughouse)",
@@ -839,6 +843,7 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         r"^rules\.stalemate$",
         'stalemate = "loss"  (or "draw", "win-on-points", "win", "fewer-pieces")',
     ),
+    (r"^rules\.blast", 'blast = { immune = ["pawn"] }  (captures explode: Atomic)'),
     (r"^rules\.check-count$", "check-count = 3  (the third check wins; 0 for none)"),
     (r"^rules\.checkmate$", 'checkmate = "win"  (the checkmated side wins; or "loss")'),
     (
@@ -1566,6 +1571,7 @@ def _build(
         no_checks=flags["no-checks"],
         checkmate=checkmate,
         extinction=extinction,
+        blast=_build_blast(rules.get("blast"), source, by_id, goal),
         mate=_build_mate(rules.get("mate"), source, by_id),
         zone=zone,
         counting=counting,
@@ -1703,6 +1709,26 @@ def _build_zone(
     white = sides[0]
     black = sides[1] if len(sides) > 1 else frozenset(geometry.mirror(sq) for sq in white)
     return Zone(pid, (white, black), safe, reply, hold)
+
+
+def _build_blast(
+    raw: Any, source: str, by_id: Mapping[str, PieceType], goal: str
+) -> frozenset[str] | None:
+    """`blast = { immune = ["pawn"] }`: captures explode (Atomic)."""
+    if raw is None or raw is False:
+        return None
+    key = "rules.blast"
+    if not isinstance(raw, dict) or set(raw) - {"immune"}:
+        raise VariantError(source, key, 'a table: blast = { immune = ["pawn"] }')
+    ids = raw.get("immune", [])
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise VariantError(source, f"{key}.immune", 'a list of piece ids: ["pawn"]')
+    for pid in ids:
+        if pid not in by_id:
+            raise VariantError(source, f"{key}.immune", f"unknown piece {pid!r}")
+    if goal != "checkmate":
+        raise VariantError(source, key, "needs goal = 'checkmate'")
+    return frozenset(ids)
 
 
 def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Extinction | None:

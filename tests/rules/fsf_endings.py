@@ -162,6 +162,16 @@ REGISTRY: tuple[Entry, ...] = (
         "knightmate",
         (None, "4k3/8/8/8/8/8/3Q4/R3K3 w - - 0 1", "4k3/8/8/8/8/8/8/3BK3 w - - 0 1"),
     ),
+    Entry(
+        "atomic",
+        "atomic",
+        (
+            None,
+            "r3k2r/ppp2ppp/8/3q4/8/2N5/PPP2PPP/R3K2R w KQkq - 0 1",
+            "4k3/8/8/3K4/8/8/8/7r w - - 0 1",
+        ),
+        games=4,
+    ),
     Entry("kingofthehill", "kingofthehill", (None, "8/8/2k5/8/8/5K2/8/8 w - - 0 1")),
     Entry(
         "racingkings",

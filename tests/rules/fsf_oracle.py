@@ -112,6 +112,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("horde", "horde", games=8, plies=(10, 90)),
     Entry("knightmate", "knightmate", games=6, plies=(10, 70)),
     Entry("placement", "placement", games=6, plies=(8, 60)),
+    Entry("atomic", "atomic", games=10, plies=(6, 60)),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 

@@ -25,6 +25,7 @@ KINDS = {
         Termination.BARED_WIN,
         Termination.CHECK_COUNT,
         Termination.EXTINCTION,
+        Termination.EXPLOSION,
         Termination.GOAL,
         Termination.ROYAL_CAPTURE,
     },

@@ -58,6 +58,30 @@ def test_horde_pawns_double_step_from_the_first_two_rows_only() -> None:
     assert fen(Game("horde").position).split()[2] == "kq"  # only Black castles
 
 
+def test_an_atomic_capture_explodes_all_but_pawns() -> None:
+    # As pyffish: Rd1xd5 removes the Rook, the d5 Pawn, the Knight on c6 and White's own
+    # Bishop on c4; the Pawn on e6 stays.
+    game = Game.from_position_text("atomic", "4k3/8/2n1p3/3p4/2B5/8/8/3RK3 w - - 0 1")
+    game.play("Rd1xd5")
+    assert fen(game.position) == "4k3/8/4p3/8/8/8/8/4K3 b - - 0 1"
+
+
+def test_atomic_kings_never_capture_and_touching_kings_give_no_check() -> None:
+    game = Game.from_position_text("atomic", "4k3/8/8/8/8/8/4p3/4K3 w - - 0 1")
+    assert {m.coordinates for m in game.legal_moves()} == {"e1d2", "e1f2"}
+    game = Game.from_position_text("atomic", "8/8/8/3k4/3K4/8/8/3r4 w - - 0 1")
+    assert not game.position.is_check()
+    assert len(game.legal_moves()) == 6  # as pyffish: never d3, the Rook's square
+
+
+def test_exploding_the_king_wins() -> None:
+    game = Game.from_position_text("atomic", "4k3/3n4/8/8/8/8/8/3RK3 w - - 0 1")
+    game.play("Rd1xd7")
+    outcome = game.outcome()
+    assert outcome is not None and outcome.termination is Termination.EXPLOSION
+    assert outcome.result_text == "white wins by exploding the king"
+
+
 def test_racing_kings_forbids_checks() -> None:
     game = Game.from_position_text("racingkings", "8/8/8/8/8/1k6/8/R5K1 w - - 0 1")
     assert not {m.notation for m in game.legal_moves()} & {"Ra1-a3", "Ra1-b1"}

@@ -125,7 +125,7 @@ def refusal(text: str) -> VariantError:
          "White, who moves first, could capture it"),
         ('files = 8', 'files = 8\ncolour = "red"', "colour", 4, "unknown key"),
         ('[setup]', '[rules]\natomic = true\n\n[setup]', "rules.atomic", 13,
-         "does not play exploding captures"),
+         "blast = { immune"),
         ('[setup]', '[rules]\nstalemate = "lose"\n\n[setup]', "rules.stalemate", 13, "'loss'"),
     ],
 )  # fmt: skip

@@ -36,6 +36,7 @@ CATALOGUE = {
     "jesonmor",
     "horde", "knightmate",
     "placement",
+    "atomic",
 }  # fmt: skip
 
 

@@ -32,6 +32,7 @@ GAMES = [
     "codrus",
     "horde",
     "knightmate",
+    "atomic",
 ]
 
 
@@ -61,6 +62,8 @@ def test_a_legal_move_in_random_positions(variant_id: str) -> None:
         ("antichess", "8/8/8/3p4/8/8/8/2R5 w - - 0 1", 2),
         # Losers: give up the last piece but the King.
         ("losers", "4k3/8/8/3p4/8/8/8/2R1K3 w - - 0 1", 2),
+        # Atomic: take the Knight beside Black's King; the blast takes the King too.
+        ("atomic", "4k3/3n4/8/8/8/8/8/3RK3 w - - 0 1", 1),
         # Extinction: take Black's last Knight.
         ("extinction", "r1bqkb1r/pppp1ppp/5n2/4p3/8/5Q2/PPPPPPPP/RNB1KBNR w KQkq - 0 1", 1),
     ],
