@@ -37,6 +37,7 @@ CATALOGUE = {
     "horde", "knightmate",
     "placement",
     "atomic",
+    "clobber", "clobber10",
 }  # fmt: skip
 
 
