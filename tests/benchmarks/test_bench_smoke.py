@@ -65,7 +65,7 @@ def test_the_load_benchmark_runs_and_checks_its_data() -> None:
     server answers); each run verifies that nothing was lost or doubled."""
     from benchmarks.bench_load import measure
 
-    rows = measure(games=200, deadlines=20, seconds=1.0)
+    rows = measure(games=200, deadlines=20, seconds=1.0, rounds=1)
     entries = [r.entry for r in rows]
     assert any(e.startswith("SQLite, 1 process") for e in entries)
     assert any(e.startswith("PostgreSQL, 1 process") for e in entries)
