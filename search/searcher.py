@@ -189,7 +189,12 @@ class Searcher:
 
     def _push(self, c: int) -> None:
         pos = self.pos
-        if c < GATED and not (c >> KIND_SHIFT) & 7 and not pos.gates[pos.side]:
+        if (
+            c < GATED
+            and not (c >> KIND_SHIFT) & 7
+            and not pos.gates[pos.side]
+            and not (pos.t.blast and pos.board[(c >> 8) & 0xFF])  # an explosion: count anew
+        ):
             board = pos.board
             o = c & 0xFF
             d = (c >> 8) & 0xFF
