@@ -7,6 +7,7 @@ import pytest
 
 from rules import Game, Termination
 from rules.fsf import fen
+from rules.outcome import Outcome
 
 
 @pytest.mark.parametrize(
@@ -85,3 +86,21 @@ def test_exploding_the_king_wins() -> None:
 def test_racing_kings_forbids_checks() -> None:
     game = Game.from_position_text("racingkings", "8/8/8/8/8/1k6/8/R5K1 w - - 0 1")
     assert not {m.notation for m in game.legal_moves()} & {"Ra1-a3", "Ra1-b1"}
+
+
+@pytest.mark.parametrize(
+    "termination",
+    [
+        Termination.CHECK_COUNT,
+        Termination.EXTINCTION,
+        Termination.EXPLOSION,
+        Termination.BARED_WIN,
+        Termination.CHECKMATED_WIN,
+    ],
+)
+def test_the_new_endings_read_back_from_their_text(termination: Termination) -> None:
+    for winner in (0, 1):
+        outcome = Outcome(
+            termination, winner, 3 if termination is Termination.CHECK_COUNT else None
+        )
+        assert Outcome.from_text(outcome.result_text) == outcome
