@@ -199,6 +199,9 @@ class FairyPost(commands.AutoShardedBot):
         # The CPU worker process (piece values, sanity runs) starts now, not on the first
         # /piece; kept referenced until it is up.
         self._warming = asyncio.create_task(warm_process())
+        # The move tables of the variants in play, off the loop: the first autocomplete of a
+        # long game after a restart then answers with its moves (issue 31).
+        self._warming_tables = asyncio.create_task(self._service.warm_variants())
         self.lag.start()
         registry = EffectRegistry(self._storage)
         consequences.install(registry, self._service)

@@ -650,6 +650,19 @@ def tables_of(variant: Variant) -> Tables:
     return _definition_tables(variant)
 
 
+def warm_tables(variant: Variant) -> Tables:
+    """The tables of `variant` built now, with what the first legal-move listing of a game
+    would otherwise compile on the spot (every special attacker's map on every square, which
+    the pin test of a King reads): a second or more on a 16x16 board, so a bot that has just
+    started does it ahead of the first player of a game in progress (issue 31)."""
+    t = tables_of(variant)
+    for codes in t.special_codes:
+        for code in codes:
+            for o in range(t.geo.size):
+                t.special_map(code, o)
+    return t
+
+
 @lru_cache(maxsize=16)
 def _definition_tables(variant: Variant) -> Tables:
     return build_tables(variant)

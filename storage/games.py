@@ -203,6 +203,18 @@ class Games:
         rows = await self._db.all("SELECT id FROM games ORDER BY id")
         return [int(row[0]) for row in rows]
 
+    async def active_variants(self) -> list[tuple[str, tuple[str, ...], str | None]]:
+        """The distinct (variant id, options, definition digest) of the games in progress:
+        what a bot that has just started warms before their players come back."""
+        rows = await self._db.all(
+            "SELECT DISTINCT variant_id, options, definition_digest FROM games "
+            "WHERE status = 'active' ORDER BY variant_id"
+        )
+        return [
+            (str(row[0]), _rows.parse_options(row[1]), None if row[2] is None else str(row[2]))
+            for row in rows
+        ]
+
     async def list_active_ids(self) -> list[int]:
         rows = await self._db.all("SELECT id FROM games WHERE status = 'active' ORDER BY id")
         return [int(row[0]) for row in rows]

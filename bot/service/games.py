@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
+import re
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bot.service import limits
 from bot.service.clock import Clock
@@ -59,12 +61,15 @@ from rules import ENGINE_VERSION
 from rules.errors import RulesError
 from rules.game import Game as RulesGame
 from rules.game import LegalMove
+from rules.moves import Move, MoveKind
 from rules.notation import parse_square, square_label
 from rules.outcome import Outcome as RulesOutcome
 from rules.outcome import Termination as RulesTermination
 from rules.pgn import format_pgn, has_pgn
+from rules.position import Position
 from rules.record import format_record, ply_label
 from rules.summary import describe_movement
+from rules.tables import warm_tables
 from rules.variant import Variant
 from storage import Storage
 from storage.conditional import ConditionalTreeChangedError
@@ -98,6 +103,9 @@ LONG_GAME_PLIES = 100
 """From this length a game's first autocomplete answers within `suggest_seconds`."""
 
 """Finished games /games lists."""
+
+
+log = logging.getLogger("fairypost.games")
 
 
 class GameService:
@@ -567,6 +575,22 @@ class GameService:
             return [Suggestion(label, "".join(typed.split())[:100] or "…")]
         return suggest(listed, typed)
 
+    async def warm_variants(self) -> int:
+        """Builds, off the loop, the move tables of every variant with a game in progress
+        (a 16x16 variant's take a second or more in a fresh process), so that the first
+        player after a restart finds them ready rather than a 'keep typing' answer. Returns
+        how many were warmed; a variant that fails is logged and skipped."""
+        warmed = 0
+        for variant_id, options, digest in await self.storage.games.active_variants():
+            try:
+                variant = await self.variants.pinned(variant_id, options, digest)
+                await off_loop(warm_tables, variant)
+            except Exception:
+                log.exception("warming %s %s failed", variant_id, options)
+                continue
+            warmed += 1
+        return warmed
+
     def long_and_cold(self, game: Game) -> bool:
         """A long game not in memory: the only kind whose moves may take autocomplete
         longer than it can wait (a short one's list comes within Discord's limit)."""
@@ -624,12 +648,51 @@ class GameService:
         guild_id: int | None = None,
     ) -> GameView:
         game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
-        rules_game = await self._rules(game)
         perspective = None
         color = game.color_of(user_id)
         if own_side and color is not None:
             perspective = 0 if color is Color.WHITE else 1
+        cached = self.cache.get(game.id, game.ply_count, game.revision)
+        if cached is None:
+            stored = await self._stored_shown(game)
+            if stored is not None:
+                return await self._view(game, stored, perspective=perspective)
+        rules_game = cached if cached is not None else await self._rules(game)
         return await self._view(game, rules_game, perspective=perspective)
+
+    async def _stored_shown(self, game: Game) -> Shown | None:
+        """What /board shows of a game not in memory, read from its stored position text
+        and its last moves rather than replayed (a 400-ply 16x16 game replays in a second);
+        None when that cannot be done (no stored text of this engine, a last move whose
+        squares cannot be read from its coordinates alone): the caller replays."""
+        if game.engine_version != ENGINE_VERSION or not game.position_text:
+            return None
+        moves = await self.storage.games.moves(game.id)
+        if len(moves) != game.ply_count:
+            return None  # moved on between the two reads: the replay path sorts it out
+        variant = await self.variants.for_game(game)
+        last = _stored_move(variant, moves[-1].coordinate) if moves else None
+        if moves and last is None:
+            return None
+        text = game.position_text
+        start = max(0, len(moves) - RECENT_MOVES)
+        recent = tuple(
+            f"{ply_label(variant, i)} {moves[i].notation}" for i in range(start, len(moves))
+        )
+
+        def work() -> Shown:
+            position = RulesGame.from_position_text(variant, text).position
+            return Shown(
+                variant=variant,
+                position=position,
+                ply=len(moves),
+                last=last,
+                last_notation=moves[-1].notation if moves else None,
+                recent=recent,
+                in_check=position.is_check(),
+            )
+
+        return await off_loop(work)
 
     async def moves_from(
         self,
@@ -1018,7 +1081,7 @@ class GameService:
     async def _view(
         self,
         game: Game,
-        rules_game: RulesGame,
+        rules_game: RulesGame | Shown,
         *,
         perspective: int | None = None,
         last_move: str | None = None,
@@ -1026,41 +1089,97 @@ class GameService:
         captures: Sequence[int] = (),
         selected: int | None = None,
     ) -> GameView:
+        position, ply = rules_game.position, rules_game.ply
         if perspective is None:
-            perspective = rules_game.side_to_move if game.is_active else 0
+            perspective = position.side if game.is_active else 0
+        if isinstance(rules_game, Shown):
+            last, last_notation, recent = (
+                rules_game.last,
+                rules_game.last_notation,
+                rules_game.recent,
+            )
+            checked = rules_game.in_check
+        else:
+            history = rules_game.history
+            last = history[-1].move if history else None
+            last_notation = history[-1].notation if history else None
+            recent = recent_moves(rules_game)
+            checked = None
         scene = Scene(
-            rules_game.position.copy(),
+            position.copy(),
             perspective,
-            rules_game.history[-1].move if rules_game.history else None,
+            last,
             tuple(highlights),
             tuple(captures),
             selected,
         )
-        in_check = (game.is_active or rules_game.ply < game.ply_count) and rules_game.is_check()
+        in_check = (game.is_active or ply < game.ply_count) and (
+            checked if checked is not None else position.is_check()
+        )
         white_name, black_name = await self.names_of(game)
         return GameView(
             game=game,
             variant=variant_info(rules_game.variant),
             white_name=white_name,
             black_name=black_name,
-            status=self._status(game, rules_game, in_check),
-            recent_moves=recent_moves(rules_game),
+            status=self._status(game, rules_game.variant, position, ply, in_check),
+            recent_moves=recent,
             scene=scene,
-            last_move=last_move
-            or (rules_game.history[-1].notation if rules_game.history else None),
+            last_move=last_move or last_notation,
             in_check=in_check,
         )
 
-    def _status(self, game: Game, rules_game: RulesGame, in_check: bool) -> str:
-        if not game.is_active and rules_game.ply >= game.ply_count:
+    def _status(
+        self, game: Game, variant: Variant, position: Position, ply: int, in_check: bool
+    ) -> str:
+        if not game.is_active and ply >= game.ply_count:
             return _capital(self._ending(game))
         # From the position shown: a post made after the fact shows an earlier ply.
-        side = "White" if rules_game.side_to_move == 0 else "Black"
-        if rules_game.position.placing:
+        side = "White" if position.side == 0 else "Black"
+        if position.placing:
             return f"{side} to place a reserve piece"
-        if rules_game.variant.goal == "royal-capture":
+        if variant.goal == "royal-capture":
             return f"{side} to move" + (" — the royal piece is attacked!" if in_check else "")
         return f"{side} to move" + (" — check!" if in_check else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What a board view needs of a game read from its stored position (no history)."""
+
+    variant: Variant
+    position: Position
+    ply: int
+    last: Move | None
+    last_notation: str | None
+    recent: tuple[str, ...]
+    in_check: bool
+
+
+_COORDINATE = re.compile(r"([a-z])(\d+)([a-z])(\d+)")
+_DROP = re.compile(r"[^@]+@([a-z])(\d+)")
+
+
+def _stored_move(variant: Variant, coordinate: str) -> Move | None:
+    """The squares of a stored move, read from its coordinates (`e2e4`, `b7b8Q`, `B@c3`):
+    enough to mark it on a picture. None for any other form (castling by the King's target,
+    placements into a reserve slot), which the caller then replays."""
+    geo = variant.geometry
+    if not variant.reserve:
+        drop = _DROP.fullmatch(coordinate)
+        if drop is not None:
+            target = geo.parse(drop.group(1) + drop.group(2))
+            if target is None:
+                return None
+            return Move(MoveKind.DROP, None, geo.square(target))
+    normal = _COORDINATE.match(coordinate)
+    if normal is None or "@" in coordinate or "(" in coordinate:
+        return None
+    origin = geo.parse(normal.group(1) + normal.group(2))
+    target = geo.parse(normal.group(3) + normal.group(4))
+    if origin is None or target is None:
+        return None
+    return Move(MoveKind.NORMAL, geo.square(origin), geo.square(target))
 
 
 def shown_to(game: Game, guild_id: int | None, user_id: int | None) -> bool:

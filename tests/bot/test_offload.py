@@ -160,3 +160,78 @@ async def test_piece_values_and_sanity_runs_go_to_the_worker_process(
         GUILD, ANN, can_manage=True, filename="tiny.toml", data=TINY_CHESS.encode()
     )
     assert jobs == ["_values_job", "_sanity_job", "_values_job"]
+
+
+async def test_the_variants_of_games_in_progress_are_warmed_off_the_loop(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At start the bot builds the move tables of every variant with a game in progress
+    (once each), in a worker thread; finished games' variants are left alone."""
+    await start_game(service, "chess")
+    await start_game(service, "chess", thread=THREAD + 1)
+    await start_game(service, "shogi", thread=THREAD + 2)
+    ended = await start_game(service, "xiangqi", thread=THREAD + 3)
+    await service.resign(channel_id=THREAD + 3, user=ANN, game_id=ended)
+    threads: list[str] = []
+    warmed: list[str] = []
+    original = games_module.warm_tables
+
+    def record(variant: Any) -> Any:
+        warmed.append(variant.id)
+        return original(variant)
+
+    monkeypatch.setattr(games_module, "warm_tables", slow(record, threads, 0.05))
+    count, ticks = await ticks_during(service.warm_variants())
+    assert count == 2 and sorted(warmed) == ["chess", "shogi"]
+    assert off_main(threads)
+    assert ticks > 1
+
+
+async def test_autocomplete_of_a_long_game_not_in_memory_lists_its_moves_after_warming(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bigorra (16x16) after a restart: the tables warmed, a game not in memory is listed
+    from its stored position (no replay) and autocomplete answers with moves."""
+    from rules.game import Game as RulesGame
+
+    game_id = await start_game(service, "bigorra")
+    line = RulesGame.new("bigorra")
+    for ply in range(8):
+        move = line.legal_moves()[ply].coordinates
+        line.play(move)
+        await service.play(channel_id=THREAD, user=BOB if ply % 2 else ANN, text=move)
+    service.cache.drop(game_id)
+    assert await service.warm_variants() == 1
+    replays: list[object] = []
+    monkeypatch.setattr(games_module, "replay", lambda *a: replays.append(a))
+    monkeypatch.setattr(games_module, "LONG_GAME_PLIES", 8)  # these 8 plies are "long"
+    found = await service.suggest_moves(channel_id=THREAD, user_id=ANN.id, typed="")
+    assert found and all("keep typing" not in s.name for s in found)
+    assert replays == []
+
+
+async def test_board_of_a_game_not_in_memory_is_read_from_its_stored_position(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/board of a game not in the cache shows what the replay would (position, last move
+    marked, recent moves, check) without replaying it."""
+    game_id = await start_game(service, "chess")
+    for ply, text in enumerate(["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7"]):
+        await service.play(channel_id=THREAD, user=ANN if ply % 2 == 0 else BOB, text=text)
+    replayed = await service.board(channel_id=THREAD, user_id=ANN.id)
+    service.cache.drop(game_id)
+    replays: list[object] = []
+    monkeypatch.setattr(games_module, "replay", lambda *a: replays.append(a))
+    stored = await service.board(channel_id=THREAD, user_id=ANN.id)
+    assert replays == []
+    assert stored.recent_moves == replayed.recent_moves
+    assert stored.last_move == replayed.last_move
+    assert stored.status == replayed.status
+    assert stored.in_check == replayed.in_check
+    assert stored.scene.position.board == replayed.scene.position.board
+    marked = stored.scene.last_move
+    assert marked is not None and replayed.scene.last_move is not None
+    assert (marked.origin, marked.target) == (
+        replayed.scene.last_move.origin,
+        replayed.scene.last_move.target,
+    )
