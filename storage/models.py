@@ -845,10 +845,29 @@ class GuildVariant:
     created_at: int
     updated_at: int
     deleted_at: int | None
+    origin_code: str | None = None
+    """The share it was imported from (`VariantShare.code`); None if defined here."""
 
     @property
     def deleted(self) -> bool:
         return self.deleted_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class VariantShare:
+    """One version of a guild's variant offered to other servers under `code`."""
+
+    code: str
+    guild_id: int
+    variant_id: str
+    version: int
+    digest: str
+    name: str
+    author_id: int
+    """Who defined that version (anonymized by /forget-me like every player reference)."""
+    shared_by: int
+    created_at: int
+    imports: int
 
 
 @dataclass(frozen=True, slots=True)

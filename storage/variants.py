@@ -9,12 +9,37 @@ overwrite each other unknowingly.
 
 from __future__ import annotations
 
+import secrets
+
 from storage import _rows, _shared
 from storage.db import Database, Row, Tx
 from storage.errors import InvalidValueError, VariantChangedError
-from storage.models import EventKind, GuildVariant, StorageEvent, VariantVersion
+from storage.models import EventKind, GuildVariant, StorageEvent, VariantShare, VariantVersion
 
 MAX_DEFINITION = 32 * 1024
+SHARE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
+"""A share code's letters: no 0/o, 1/l/i to misread when a code is typed from a screen."""
+SHARE_CODE_LENGTH = 10
+"""31**10 (about 8 * 10**14) codes: a random guess finds nothing."""
+
+
+def new_share_code() -> str:
+    return "".join(secrets.choice(SHARE_ALPHABET) for _ in range(SHARE_CODE_LENGTH))
+
+
+def _share(row: Row) -> VariantShare:
+    return VariantShare(
+        code=row["code"],
+        guild_id=row["guild_id"],
+        variant_id=row["variant_id"],
+        version=row["version"],
+        digest=row["digest"],
+        name=row["name"],
+        author_id=row["author_id"],
+        shared_by=row["shared_by"],
+        created_at=row["created_at"],
+        imports=row["imports"],
+    )
 
 
 def _variant(row: Row) -> GuildVariant:
@@ -28,6 +53,7 @@ def _variant(row: Row) -> GuildVariant:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         deleted_at=row["deleted_at"],
+        origin_code=row["origin_code"],
     )
 
 
@@ -49,13 +75,16 @@ class GuildVariants:
         expected_version: int,
         now: int,
         channel_id: int | None = None,
+        origin_code: str | None = None,
     ) -> GuildVariant:
         """Stores `content` as the next version of the guild's variant (version 1 for a new
         id), with its `VARIANT_DEFINED` event (its effects: the announcement in `channel_id`).
         `expected_version` is the version the caller saw (0 when the id was unknown);
         another definition or deletion in between raises `VariantChangedError`. The same
         text as the current version is no new version: the current one is returned as it
-        is, and nothing else happens."""
+        is, and nothing else happens. `origin_code`: the share this definition is imported
+        from (its import count goes up in the same transaction); a new version defined here
+        keeps the variant's origin, unless it was deleted (a new variant under the old id)."""
         _rows.check_text("the variant id", variant_id, max_len=32)
         _rows.check_text("the variant name", name, max_len=60)
         _rows.check_text("the definition", content, max_len=MAX_DEFINITION)
@@ -78,19 +107,26 @@ class GuildVariants:
             if current is None:
                 inserted = await tx.run(
                     "INSERT INTO guild_variants (guild_id, variant_id, version, digest, name, "
-                    "author_id, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?, ?) "
+                    "author_id, created_at, updated_at, origin_code) "
+                    "VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (guild_id, variant_id) DO NOTHING",
-                    (guild_id, variant_id, digest, name, author_id, now, now),
+                    (guild_id, variant_id, digest, name, author_id, now, now, origin_code),
                 )
                 if inserted != 1:  # another process defined the same new id first
                     raise VariantChangedError(variant_id, expected_version, 1)
             else:
                 owner = author_id if current.deleted else current.author_id
+                origin = origin_code or (None if current.deleted else current.origin_code)
                 await tx.run(
                     "UPDATE guild_variants SET version = ?, digest = ?, name = ?, author_id = ?, "
-                    "updated_at = greatest(updated_at, ?), deleted_at = NULL "
+                    "updated_at = greatest(updated_at, ?), deleted_at = NULL, origin_code = ? "
                     "WHERE guild_id = ? AND variant_id = ? AND version = ?",
-                    (version, digest, name, owner, now, guild_id, variant_id, seen),
+                    (version, digest, name, owner, now, origin, guild_id, variant_id, seen),
+                )
+            if origin_code is not None:
+                await tx.run(
+                    "UPDATE variant_shares SET imports = imports + 1 WHERE code = ?",
+                    (origin_code,),
                 )
             await tx.run(
                 "INSERT INTO guild_variant_versions (guild_id, variant_id, version, digest, "
@@ -167,6 +203,69 @@ class GuildVariants:
             )
             for row in rows
         ]
+
+    async def share(
+        self, guild_id: int, variant_id: str, *, shared_by: int, now: int
+    ) -> VariantShare:
+        """The share of the variant's current version: made now under a new random code, or
+        the one made before for that version. `VariantChangedError` if the variant does not
+        exist (or is deleted)."""
+        async with self._db.transaction() as tx:
+            await _shared.ensure_players(tx, [shared_by], now)
+            current = await self._fetch(tx, guild_id, variant_id, lock=True)
+            if current is None or current.deleted:
+                raise VariantChangedError(variant_id, 1, 0)
+            found = await tx.one(
+                "SELECT * FROM variant_shares WHERE guild_id = ? AND variant_id = ? "
+                "AND version = ?",
+                (guild_id, variant_id, current.version),
+            )
+            if found is not None:
+                return _share(found)
+            author = await tx.scalar(
+                "SELECT author_id FROM guild_variant_versions WHERE guild_id = ? "
+                "AND variant_id = ? AND version = ?",
+                (guild_id, variant_id, current.version),
+            )
+            while True:  # a clash of random codes is astronomically rare: draw again
+                code = new_share_code()
+                inserted = await tx.run(
+                    "INSERT INTO variant_shares (code, guild_id, variant_id, version, digest, "
+                    "name, author_id, shared_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (code) DO NOTHING",
+                    (
+                        code,
+                        guild_id,
+                        variant_id,
+                        current.version,
+                        current.digest,
+                        current.name,
+                        int(author),
+                        shared_by,
+                        now,
+                    ),
+                )
+                if inserted == 1:
+                    break
+            row = await tx.one("SELECT * FROM variant_shares WHERE code = ?", (code,))
+            assert row is not None
+            return _share(row)
+
+    async def shared(self, code: str) -> VariantShare | None:
+        """The share under `code` (exactly as stored: lower case, no separators)."""
+        async with self._db.transaction(write=False) as tx:
+            row = await tx.one("SELECT * FROM variant_shares WHERE code = ?", (code,))
+        return None if row is None else _share(row)
+
+    async def most_imported(self, limit: int = 10) -> list[VariantShare]:
+        """Shares imported at least once, the most imported first (the gallery)."""
+        async with self._db.transaction(write=False) as tx:
+            rows = await tx.all(
+                "SELECT * FROM variant_shares WHERE imports > 0 "
+                "ORDER BY imports DESC, created_at, code LIMIT ?",
+                (limit,),
+            )
+        return [_share(row) for row in rows]
 
     async def games_played(self, guild_id: int) -> dict[str, int]:
         """Games of the guild's own variants (finished or not), by variant key."""

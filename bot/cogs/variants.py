@@ -1,5 +1,6 @@
-"""/variant define|show|export|list|delete: a server's own variants, from TOML files (or
-Fairy-Stockfish's variants.ini, in and out)."""
+"""/variant define|show|export|list|delete|share|import|gallery: a server's own variants,
+from TOML files (or Fairy-Stockfish's variants.ini, in and out), and shared between servers
+by code."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from discord.ext import commands
 from bot.cogs.common import Fairy, channel_of, fairy, guild_of, install, picture_file, user_ref
 from bot.service.errors import BadRequestError
 from bot.service.models import Picture
-from bot.ui.embeds import defined_embed, rules_embed, variant_list_embed
+from bot.ui.embeds import defined_embed, gallery_embed, rules_embed, variant_list_embed
 from bot.ui.format import NO_PINGS, shown
 from rules.limits import MAX_FILE_BYTES
 
@@ -146,9 +147,52 @@ class Variants(commands.Cog):
             allowed_mentions=NO_PINGS,
         )
 
+    @variant.command(
+        name="share", description="A code other servers import one of this server's variants by"
+    )
+    @app_commands.describe(variant="The server's variant (its current version is shared)")
+    async def share(self, interaction: discord.Interaction[Any], variant: str) -> None:
+        guild_id = guild_of(interaction)
+        shared = await self.bot.service.variants.share(
+            guild_id,
+            user_ref(interaction.user),
+            can_manage=_manages(interaction),
+            text=variant,
+        )
+        await interaction.response.send_message(
+            f"**{shown(shared.name)}** (`{shared.variant_id}`) version {shared.version} is "
+            f"shared under the code `{shared.code}`. On another server: "
+            f"`/variant import code:{shared.code}`. Later versions need a new code.",
+            allowed_mentions=NO_PINGS,
+        )
+
+    @variant.command(name="import", description="Copy a variant another server shared here")
+    @app_commands.describe(code="The code /variant share gave on the other server")
+    async def import_(self, interaction: discord.Interaction[Any], code: str) -> None:
+        guild_id = guild_of(interaction)
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        one = await self.bot.service.variants.import_share(
+            guild_id, user_ref(interaction.user), code=code, channel_id=channel_of(interaction)
+        )
+        self.bot.effects.poke()
+        v = one.rules.variant
+        await interaction.followup.send(
+            f"Done: **{shown(v.name)}** (`{v.id}`) is imported ({shown(one.origin)}); "
+            "its announcement follows in this channel.",
+            embed=defined_embed(one, with_image=False),
+            ephemeral=True,
+            allowed_mentions=NO_PINGS,
+        )
+
+    @variant.command(name="gallery", description="The shared variants imported most often")
+    async def gallery(self, interaction: discord.Interaction[Any]) -> None:
+        lines = await self.bot.service.variants.gallery()
+        await interaction.response.send_message(embed=gallery_embed(lines), ephemeral=True)
+
     @show.autocomplete("variant")
     @export.autocomplete("variant")
     @delete.autocomplete("variant")
+    @share.autocomplete("variant")
     async def own_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:

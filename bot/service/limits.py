@@ -16,7 +16,8 @@ is and what to do. The README's table quotes these numbers.
 - **Variant definitions**: each is validated and played (the sanity run, up to a few
   seconds of CPU, one at a time for the whole bot), and every version is kept forever.
   Twenty an hour is a busy afternoon of editing; an identical file is no new version and is
-  not counted. Refused files count: they cost the same check.
+  not counted. Refused files count: they cost the same check. An import of a shared
+  variant (/variant import) counts as one: it adds a variant as a definition does.
 
 The two rates (conditional lines, definitions) are counted in memory by the process that
 answers, by the service's clock: a restart forgets them, and with several processes each

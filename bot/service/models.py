@@ -224,6 +224,8 @@ class DefinedVariant:
     sanity: tuple[str, ...]
     replaced_version: int
     """The version this one replaces (0 for a new variant)."""
+    origin: str = ""
+    """For a variant imported from another server: `by alice, v3 from another server`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +244,20 @@ class GuildVariantLine:
     info: VariantInfo
     author_name: str
     games: int
+    origin: str = ""
+    """For an imported variant: `by alice, v3 from another server` (untrusted text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GalleryLine:
+    """One line of /variant gallery: a shared variant, its author's name and its imports."""
+
+    code: str
+    variant_id: str
+    name: str
+    version: int
+    author_name: str
+    imports: int
 
 
 @dataclass(frozen=True, slots=True)

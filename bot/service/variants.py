@@ -40,6 +40,7 @@ from bot.service.inputs import player_name
 from bot.service.models import (
     DefinedFile,
     DefinedVariant,
+    GalleryLine,
     GuildVariantLine,
     PieceInfo,
     RulesView,
@@ -68,11 +69,21 @@ from search.values import PieceValue, piece_values
 from storage import Storage
 from storage.crashpoints import crashpoint
 from storage.errors import VariantChangedError
-from storage.models import Challenge, EventKind, Game, GuildVariant, NewEffect, StorageEvent
+from storage.models import (
+    Challenge,
+    EventKind,
+    Game,
+    GuildVariant,
+    NewEffect,
+    StorageEvent,
+    VariantShare,
+)
+from storage.variants import SHARE_ALPHABET, SHARE_CODE_LENGTH
 
 MAX_GUILD_VARIANTS = 50
 """Variants one server may hold at once (deleted ones do not count)."""
 _KEY_RE = re.compile(r"([a-z][a-z0-9-]*)@(\d+)")
+_CODE_RE = re.compile(f"[{SHARE_ALPHABET}]{{{SHARE_CODE_LENGTH}}}")
 
 
 def variant_key(guild_id: int, variant_id: str) -> str:
@@ -104,7 +115,8 @@ class ResolvedVariant:
 
 
 class VariantService:
-    """Resolving variants for every command, and /variant define|show|export|list|delete."""
+    """Resolving variants for every command, and /variant define|show|export|list|delete|
+    share|import|gallery."""
 
     def __init__(self, storage: Storage, clock: Clock, *, cache_size: int = 64) -> None:
         self.storage = storage
@@ -439,7 +451,11 @@ class VariantService:
         own = replace(found, version=version, digest=digest, deleted_at=None)
         variant = await self._load(digest, [])
         values = await self.values_of(variant)
-        return await off_loop(_defined, variant, own, (), version - 1, values)
+        origin, imported = await self._origin(own)
+        # The imported version itself replaces nothing here (even over a deleted id).
+        replaced = 0 if imported == digest else version - 1
+        defined = await off_loop(_defined, variant, own, (), replaced, values)
+        return replace(defined, origin=origin)
 
     async def show(self, guild_id: int, text: str) -> RulesView:
         own = await self._own_or_refuse(guild_id, text)
@@ -486,6 +502,7 @@ class VariantService:
                     variant_info(await self._load(own.digest, []), own),
                     author,
                     played.get(variant_key(guild_id, own.variant_id), 0),
+                    await self.origin_of(own),
                 )
             )
         return out
@@ -505,6 +522,131 @@ class VariantService:
                 f"The variant `{own.variant_id}` changed at the same moment; try again."
             ) from None
         return variant_info(await self._load(deleted.digest, []), deleted)
+
+    # ------------------------------------------------------------------ sharing
+
+    async def share(
+        self, guild_id: int, user: UserRef, *, can_manage: bool, text: str
+    ) -> VariantShare:
+        """A code for the current version of one of this server's variants, which another
+        server imports with /variant import. Only its author or a manager may share it (the
+        author's name travels with it); the same version shared again has the same code."""
+        own = await self._own_or_refuse(guild_id, text)
+        self._check_may_change(own, user, can_manage, "share")
+        await self.storage.players.upsert(user.id, user.name, self.clock.now())
+        try:
+            return await self.storage.variants.share(
+                guild_id, own.variant_id, shared_by=user.id, now=self.clock.now()
+            )
+        except VariantChangedError:
+            raise BadRequestError(
+                f"The variant `{own.variant_id}` was deleted at the same moment."
+            ) from None
+
+    async def import_share(
+        self, guild_id: int, user: UserRef, *, code: str, channel_id: int | None = None
+    ) -> DefinedVariant:
+        """Copy a shared variant to this server as a new variant (version 1 here, the
+        importer its owner), its origin kept (`origin_of`). Refused when the code is unknown,
+        or the id or the name is taken here. Counts as a definition for the member's hourly
+        limit; announced in `channel_id` as a definition is."""
+        wanted = re.sub(r"[\s\-]", "", code).lower()
+        share = await self.storage.variants.shared(wanted) if _CODE_RE.fullmatch(wanted) else None
+        if share is None:
+            raise BadRequestError(
+                f"No variant is shared under the code {code.strip()[:40]!r}. A code is "
+                f"{SHARE_CODE_LENGTH} letters and digits from /variant share on the server "
+                "that has the variant; check it with whoever gave it to you."
+            )
+        if share.guild_id == guild_id:
+            raise BadRequestError(
+                f"That code is this server's own `{share.variant_id}` (v{share.version}): "
+                "nothing to import."
+            )
+        mine = await self.storage.variants.in_guild(guild_id)
+        for own in mine:
+            if own.digest == share.digest:
+                raise BadRequestError(
+                    f"This server has that definition already: `{own.variant_id}` (v{own.version})."
+                )
+            if own.variant_id == share.variant_id:
+                raise BadRequestError(
+                    f"The id `{share.variant_id}` is taken on this server by **{own.name}** "
+                    f"(v{own.version}). Delete that one first (/variant delete), or export the "
+                    "shared one from its server, change its `id` and define it here."
+                )
+            if normalize_name(own.name) == normalize_name(share.name):
+                raise BadRequestError(
+                    f"The name **{own.name}** is taken on this server by `{own.variant_id}`. "
+                    "Delete that one first (/variant delete), or export the shared one from "
+                    "its server, change its `name` and define it here."
+                )
+        if len(mine) >= MAX_GUILD_VARIANTS:
+            raise BadRequestError(
+                f"This server already has {MAX_GUILD_VARIANTS} variants; delete one first "
+                "(/variant delete)."
+            )
+        wait = self._definitions.take((guild_id, user.id), self.clock.now())
+        if wait is not None:
+            raise limits.LimitError(
+                f"That is {limits.VARIANT_DEFINITIONS_PER_HOUR} definitions and imports in an "
+                f"hour, the most one member may make: import this one {limits.wait_words(wait)}."
+            )
+        text = await self.storage.variants.definition(share.digest)
+        assert text is not None, "a shared definition is never deleted"
+        current = await self.storage.variants.get(guild_id, share.variant_id)  # deleted, if any
+        await self.storage.players.upsert(user.id, user.name, self.clock.now())
+        try:
+            own = await self.storage.variants.define(
+                guild_id,
+                share.variant_id,
+                name=share.name,
+                content=text,
+                digest=share.digest,
+                author_id=user.id,
+                expected_version=current.version if current else 0,
+                now=self.clock.now(),
+                channel_id=channel_id,
+                origin_code=share.code,
+            )
+        except VariantChangedError:
+            raise BadRequestError(
+                f"Someone defined `{share.variant_id}` here at the same moment; "
+                "look at it with /variant show."
+            ) from None
+        self._texts[share.digest] = text
+        variant = await self._load(share.digest, [])
+        values = await self.values_of(variant)
+        defined = await off_loop(_defined, variant, own, (), 0, values)
+        return replace(defined, origin=await self.origin_of(own))
+
+    async def origin_of(self, own: GuildVariant) -> str:
+        """Where an imported variant came from, `by alice, v3 from another server` (the
+        author's name as stored now: "Anonymous 7" after /forget-me); "" if defined here."""
+        return (await self._origin(own))[0]
+
+    async def _origin(self, own: GuildVariant) -> tuple[str, str | None]:
+        """`origin_of`, and the digest of the imported definition."""
+        if own.origin_code is None:
+            return "", None
+        share = await self.storage.variants.shared(own.origin_code)
+        if share is None:
+            return "", None
+        name = await self._name(share.author_id)
+        return f"by {name}, v{share.version} from another server", share.digest
+
+    async def gallery(self, limit: int = 10) -> list[GalleryLine]:
+        """The shared variants imported most often, on every server."""
+        return [
+            GalleryLine(
+                s.code, s.variant_id, s.name, s.version, await self._name(s.author_id), s.imports
+            )
+            for s in await self.storage.variants.most_imported(limit)
+        ]
+
+    async def _name(self, user_id: int) -> str:
+        player = await self.storage.players.find(user_id)
+        return player_name(user_id, player.display_name if player else "")
 
     async def _own_or_refuse(self, guild_id: int, text: str) -> GuildVariant:
         own = await self._find_own(guild_id, text.strip())

@@ -10,6 +10,7 @@ import discord
 from bot.service.models import (
     ChallengeView,
     DefinedVariant,
+    GalleryLine,
     GameSummary,
     GameView,
     GuildVariantLine,
@@ -246,7 +247,8 @@ def defined_embed(result: DefinedVariant, *, with_image: bool = True) -> discord
         headline = f"Version {v.version} of `{v.id}` replaces version {result.replaced_version}."
     else:
         headline = f"`{v.id}` is now one of this server's variants: /challenge variant:{v.id}"
-    embed.description = clip(f"**{headline}**\n{shown(v.description)}", 4096)
+    origin = f"\nImported: {shown(result.origin)}." if result.origin else ""
+    embed.description = clip(f"**{headline}**{origin}\n{shown(v.description)}", 4096)
     if result.new_pieces:
         names = ", ".join(f"{shown(p.name)} ({p.letters})" for p in result.new_pieces)
         embed.add_field(name="New to Fairy Post", value=clip(names, 1024), inline=False)
@@ -271,6 +273,29 @@ def variant_list_embed(lines: list[GuildVariantLine]) -> discord.Embed:
             f"**{shown(line.info.name)}** (`{line.info.id}`, {line.info.size}) "
             f"v{line.info.version} by {shown(line.author_name)} · "
             f"{line.games} game{'' if line.games == 1 else 's'}"
+            + (f" · imported: {shown(line.origin)}" if line.origin else "")
+            for line in lines
+        ),
+        4096,
+    )
+    return fit_embed(embed)
+
+
+def gallery_embed(lines: list[GalleryLine]) -> discord.Embed:
+    """/variant gallery: the shared variants imported most often (names from every server:
+    shown as text, never a mention)."""
+    embed = discord.Embed(title="Shared variants, the most imported first", colour=GREEN)
+    if not lines:
+        embed.description = (
+            "No shared variant has been imported yet. /variant share gives a code for one of "
+            "this server's; /variant import takes one."
+        )
+        return fit_embed(embed)
+    embed.description = clip(
+        "\n".join(
+            f"**{shown(line.name)}** (`{line.variant_id}`) v{line.version} by "
+            f"{shown(line.author_name)} · {line.imports} import"
+            f"{'' if line.imports == 1 else 's'} · /variant import code:{line.code}"
             for line in lines
         ),
         4096,
