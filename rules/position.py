@@ -379,6 +379,8 @@ class Position:
         sense of a rule, but still reported for the `+` mark)."""
         if self.t.blast:
             return self._atomic_check(self.side)
+        if self.t.pseudo_royal:
+            return self._pseudo_check(self.side)
         king = self.kings[self.side]
         return king >= 0 and self.attacked(king, self.side ^ 1)
 
@@ -941,6 +943,8 @@ class Position:
         return (c >> KIND_SHIFT) & KIND_MASK == DROP and self.t.drop_mate[c & 0xFF] == 1
 
     def _legal_board_codes(self) -> list[int]:
+        if self.t.pseudo_royal:
+            return self._pseudo_royal_codes(self.pseudo_codes())
         if self.t.blast:
             return self._atomic_codes(self.pseudo_codes()) if self.kings[self.side] >= 0 else []
         if self.variant.goal == "royal-capture":
@@ -1573,6 +1577,51 @@ class Position:
                 self.kings[p & 1] = -1
         return h
 
+    def _pseudo_royals(self, color: int) -> list[int]:
+        """The squares of `color`'s pseudo-royal pieces: of each listed type (of all its
+        pieces together for `["all"]`) when at most `count` + 1 are left."""
+        rule = self.variant.extinction
+        assert rule is not None
+        t = self.t
+        pieces = self.pieces
+        if not rule.pieces:
+            squares = [sq for code in t.side_codes[color] for sq in pieces[code]]
+            return squares if len(squares) <= rule.count + 1 else []
+        out: list[int] = []
+        for pid in rule.pieces:
+            found = pieces[t.code(pid, color)]
+            if len(found) <= rule.count + 1:
+                out.extend(found)
+        return out
+
+    def _pseudo_check(self, color: int) -> bool:
+        return any(self.attacked(sq, color ^ 1) for sq in self._pseudo_royals(color))
+
+    def _pseudo_royal_codes(self, pseudo: list[int]) -> list[int]:
+        """The moves that leave no pseudo-royal piece of the side attacked; castling neither
+        out of check nor a pseudo-royal piece over an attacked square."""
+        side = self.side
+        enemy = side ^ 1
+        in_check = self._pseudo_check(side)
+        out = []
+        for c in pseudo:
+            if (c >> KIND_SHIFT) & KIND_MASK == CASTLE:
+                if in_check:
+                    continue
+                kf, kt = c & 0xFF, (c >> 8) & 0xFF
+                if kf in self._pseudo_royals(side):
+                    step = 1 if kt > kf else -1
+                    if any(self.attacked(s, enemy) for s in range(kf + step, kt + step, step)):
+                        continue
+            self.push_code(c, keep_key=False)
+            try:
+                ok = not self._pseudo_check(side)
+            finally:
+                self.pop_code()
+            if ok:
+                out.append(c)
+        return out
+
     def _atomic_check(self, color: int) -> bool:
         """Atomic: `color`'s King is attacked, unless the two Kings touch (taking one
         would explode the other)."""
@@ -1917,7 +1966,7 @@ class Position:
             return None
         if v.blast is not None and self.kings[self.side] < 0:
             return Outcome(Termination.EXPLOSION, winner=self.side ^ 1)
-        if v.extinction is not None:
+        if v.extinction is not None and not v.extinction.pseudo_royal:
             ended = self._extinct()
             if ended is not None:
                 return ended

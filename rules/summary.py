@@ -325,6 +325,11 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             if ext.pieces
             else f"A side that has lost {names} {left} at once."
         )
+        if ext.pseudo_royal:
+            lines.append(
+                "The last pieces of those kinds may not be left attacked, as a King: a side "
+                "that cannot save one is checkmated."
+            )
     if v.bare_king_win:
         lines.append("A side left with only its King wins at once.")
     if v.zone is not None:

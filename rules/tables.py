@@ -433,6 +433,8 @@ class Tables:
     """Atomic: captures explode (`Position._explode`)."""
     blast_ring: tuple[tuple[int, ...], ...] = ()  # per square: the eight around it
     blast_immune: tuple[bool, ...] = ()  # per code: not removed by a neighbouring blast
+    pseudo_royal: bool = False
+    """Extinction with pseudo-royal pieces (`Position._pseudo_royal_codes`)."""
     plain_castling: bool = False
     """No piece is royal (Giveaway): the King castles as a plain piece, attacked or not."""
     z_checks: tuple[tuple[int, ...], ...] = ()
@@ -1032,6 +1034,7 @@ def build_tables(variant: Variant) -> Tables:
                 takers.setdefault(type_index[pid] << 1 | color ^ 1, set()).add(i << 1 | color)
     tables.first_leap_takers = {code: frozenset(kings) for code, kings in takers.items()}
     tables.plain_castling = not any(p.royal for p in variant.pieces)
+    tables.pseudo_royal = variant.extinction is not None and variant.extinction.pseudo_royal
     if variant.blast is not None:
         tables.blast = True
         ring = []

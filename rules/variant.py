@@ -290,6 +290,10 @@ class Extinction:
     pieces: frozenset[str]
     result: str = "loss"
     count: int = 0
+    pseudo_royal: bool = False
+    """Fairy-Stockfish's extinctionPseudoRoyal: the last pieces of a listed type (at most
+    `count` + 1 of them) may not be left attacked, as royal pieces; being unable to save
+    one is checkmate, and the extinction itself never happens."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1736,7 +1740,7 @@ def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> 
     if raw is None or raw is False:
         return None
     key = "rules.extinction"
-    if not isinstance(raw, dict) or set(raw) - {"pieces", "result", "count"}:
+    if not isinstance(raw, dict) or set(raw) - {"pieces", "result", "count", "pseudo-royal"}:
         raise VariantError(
             source, key, 'a table: pieces = ["all"] (or piece ids), result = "loss", count = 0'
         )
@@ -1764,7 +1768,12 @@ def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> 
         raise VariantError(
             source, f"{key}.count", "the number of pieces left at which the rule applies (0)"
         )
-    return Extinction(pieces, result, count)
+    pseudo = raw.get("pseudo-royal", False)
+    if not isinstance(pseudo, bool):
+        raise VariantError(source, f"{key}.pseudo-royal", "must be true or false")
+    if pseudo and any(p.royal for p in by_id.values()):
+        raise VariantError(source, f"{key}.pseudo-royal", "needs a variant without royal pieces")
+    return Extinction(pieces, result, count, pseudo)
 
 
 def _build_counting(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Counting | None:

@@ -113,6 +113,20 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("knightmate", "knightmate", games=6, plies=(10, 70)),
     Entry("placement", "placement", games=6, plies=(8, 60)),
     Entry("atomic", "atomic", games=10, plies=(6, 60)),
+    Entry(
+        "tests/rules/data/pseudo-royal-king.toml",
+        "pseudoking",
+        ini="pseudo-royal.ini",
+        games=6,
+        plies=(10, 70),
+    ),
+    Entry(
+        "tests/rules/data/pseudo-royal-threekings.toml",
+        "pseudothreekings",
+        ini="pseudo-royal.ini",
+        games=6,
+        plies=(10, 70),
+    ),
     Entry("clobber", "clobber", games=6, plies=(4, 20)),
     Entry("clobber10", "clobber10", games=5, start_depth=2, plies=(6, 60)),  # depth 3: 5,231,000
 )

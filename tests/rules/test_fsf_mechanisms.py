@@ -3,6 +3,8 @@ for it; the expected results are pyffish 0.0.90's (`game_result`, `is_immediate_
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rules import Game, Termination
@@ -104,3 +106,18 @@ def test_the_new_endings_read_back_from_their_text(termination: Termination) -> 
             termination, winner, 3 if termination is Termination.CHECK_COUNT else None
         )
         assert Outcome.from_text(outcome.result_text) == outcome
+
+
+def test_pseudo_royal_pieces_may_not_be_left_attacked() -> None:
+    """As pyffish with extinctionPseudoRoyal (tests/rules/data/pseudo-royal.ini): a Knight
+    shielding the last King is pinned; of three Kings, each must be saved."""
+    from rules.variant import load_variant_argument
+
+    data = Path(__file__).resolve().parent / "data"
+    king = load_variant_argument(str(data / "pseudo-royal-king.toml"))
+    game = Game.from_position_text(king, "4k3/8/8/8/8/8/8/r2NK3 w - - 0 1")
+    assert {m.coordinates for m in game.legal_moves()} == {"e1d2", "e1e2", "e1f1", "e1f2"}
+    three = load_variant_argument(str(data / "pseudo-royal-threekings.toml"))
+    game = Game.from_position_text(three, "k3k2k/8/8/8/8/8/r7/K3K2K w - - 0 1")
+    assert game.position.is_check()
+    assert {m.coordinates for m in game.legal_moves()} == {"a1a2", "a1b1"}
