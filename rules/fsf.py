@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from rules.betza import Kind
 from rules.errors import IllegalMoveError
 from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, NORMAL, PASS, Position
-from rules.postext import castling_rights, castling_squares_held
+from rules.postext import castling_letters, castling_rights, castling_squares_held
 from rules.tables import MC
 from rules.variant import Variant
 
@@ -80,7 +80,11 @@ def format_uci(pos: Position, c: int, table: Mapping[str, str] | None = None) ->
         # S-Chess: castling with the piece entering the Rook's square is written from it.
         rook = pos._castling_rook(c)[0]
         return f"{geo.name(rook)}{geo.name(o)}{_letter(table, pos, gate)}"
-    if kind == CASTLE and not gate and _king_could_step(pos, o, d):
+    if (
+        kind == CASTLE
+        and not gate
+        and (pos.variant.random_setup is not None or _king_could_step(pos, o, d))
+    ):
         # Fairy-Stockfish writes castling as the King taking its Rook when the King's own
         # step to the same square would read the same (a King on d1 castling to c1).
         return f"{geo.name(o)}{geo.name(pos._castling_rook(c)[0])}"
@@ -229,6 +233,8 @@ def _rights(pos: Position) -> str:
     (uppercase for White) of the first-row pieces that may still gate: a King's or Rook's
     square among them only when no castling right held names it already."""
     rights = castling_rights(pos)
+    if pos.variant.random_setup is not None:
+        return _shredder_rights(pos)
     if not pos.variant.reserve_in_hand:
         return rights
     geo = pos.t.geo
@@ -244,6 +250,18 @@ def _rights(pos: Position) -> str:
     white = "".join(ch for ch in rights if ch.isupper()) + files[0]
     black = "".join(ch for ch in rights if ch.islower()) + files[1]
     return white + black
+
+
+def _shredder_rights(pos: Position) -> str:
+    """Fairy-Stockfish's Chess960 mode names each castling right by its Rook's file
+    (`HAha`, `GEge`), uppercase for White."""
+    geo = pos.t.geo
+    out = []
+    for letter, _king, rook in castling_letters(pos):
+        if letter in castling_rights(pos):
+            ch = "abcdefghijklmnop"[geo.file_of(rook)]
+            out.append(ch.upper() if letter.isupper() else ch)
+    return "".join(out)
 
 
 def _ep_capturable(pos: Position) -> bool:

@@ -100,6 +100,11 @@ def _castling_letters(pos: Position) -> list[tuple[str, int, int]]:
     return sorted(out, key=lambda e: "KQkq".index(e[0]))
 
 
+def castling_letters(pos: Position) -> list[tuple[str, int, int]]:
+    """(letter, king square, rook square) of every castling right, in KQkq order."""
+    return _castling_letters(pos)
+
+
 def castling_rights(pos: Position) -> str:
     """FEN's castling field without the dash: the KQkq letters of the rights still held."""
     return "".join(

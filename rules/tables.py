@@ -616,8 +616,10 @@ def _castle_rules(
             for i, c in enumerate(variant.castling):
                 kf, kt = mirrored(c.king_from), mirrored(c.king_to)
                 rf, rt = mirrored(c.rook_from), mirrored(c.rook_to)
-                lo, hi = min(kf, rf), max(kf, rf)
-                empty = {*range(lo + 1, hi), kt, rt} - {kf, rf}
+                # Every square from the outermost to the innermost of the four (Chess960:
+                # the King may end beyond its Rook, or stay), but the King's and Rook's own.
+                lo, hi = min(kf, rf, kt, rt), max(kf, rf, kt, rt)
+                empty = set(range(lo, hi + 1)) - {kf, rf}
                 code = kf | kt << 8 | kind | i << MC.CASTLE_SHIFT
                 side_rules.append((kf, rf, tuple(sorted(empty)), code))
                 side_rooks.append((rf, rt))

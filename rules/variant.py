@@ -24,12 +24,13 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from rules import limits
+from rules import limits, shuffle
 from rules.betza import Component, Kind, parse_betza
 from rules.errors import BetzaError, UnknownVariantError, VariantError
 from rules.geometry import Geometry
 from rules.movement import MOVEMENT_KEYS, components_from_entry
 from rules.regions import Region, build_regions, parse_squares, region_named
+from rules.shuffle import RandomSetup
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 VARIANTS_DIR = PACKAGE_DIR / "variants"
@@ -427,6 +428,9 @@ class Variant:
     pgn_variant: str | None = None
     """The PGN `[Variant]` tag the variant servers write for this game."""
     fsf_aliases: tuple[str, ...] = ()
+    random_setup: RandomSetup | None = None
+    """`[setup.random]`: the start array is drawn when a game starts and pinned to it as the
+    option `setup-<letters>`; Fairy-Stockfish plays such games in its Chess960 mode."""
     """Other ids Fairy-Stockfish gives the same game (`mini` for Minishogi); they name it
     wherever a variant is named."""
     black_setup: tuple[tuple[int, str], ...] | None = None
@@ -727,7 +731,9 @@ def _with_options(
         if not isinstance(body.get("set", {}), dict):
             raise VariantError(source, f"options.{name}.set", "must be a table")
         option_defs.append(OptionDef(name, body["description"]))
-    for opt in sorted(options):
+    named, pinned = shuffle.split_options(options)
+    data, random_setup = shuffle.pin(data, source, pinned)
+    for opt in sorted(named):
         if opt not in option_table:
             known = ", ".join(option_table) or "none"
             name = data.get("id", "the variant")
@@ -738,6 +744,8 @@ def _with_options(
                 raise VariantError(source, f"options.{opt}.set.{key}", "unknown key")
         data = deep_merge(data, overlay)
     variant = _build(data, source, tuple(option_defs), options)
+    if random_setup is not None:
+        variant = dataclasses.replace(variant, random_setup=random_setup, _by_id={})
     if not definition:
         return variant
     return _checked_cost(

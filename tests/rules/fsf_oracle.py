@@ -42,6 +42,8 @@ class Entry:
     start_depth: int = 3
     depth: int = 2
     plies: tuple[int, int] = (6, 60)
+    start: str | None = None
+    """A start FEN of our own (a Chess960 array pinned by the spec's `+setup-...`)."""
 
 
 REGISTRY: tuple[Entry, ...] = (
@@ -129,6 +131,26 @@ REGISTRY: tuple[Entry, ...] = (
     ),
     Entry("clobber", "clobber", games=6, plies=(4, 20)),
     Entry("clobber10", "clobber10", games=5, start_depth=2, plies=(6, 60)),  # depth 3: 5,231,000
+    Entry("fischerandom", "fischerandom", games=4),
+    *(
+        Entry(
+            f"fischerandom+setup-{a.lower()}",
+            "fischerandom",
+            games=3,
+            start=f"{a.lower()}/pppppppp/8/8/8/8/PPPPPPPP/{a} w KQkq - 0 1",
+        )
+        for a in ("BQNBRKRN", "RKRNNQBB", "NRKBBNQR", "BBRKNRQN", "RNKRQBBN", "QRBKNBRN")
+    ),
+    Entry("caparandom", "caparandom", games=3),
+    *(
+        Entry(
+            f"caparandom+setup-{a.lower()}",
+            "caparandom",
+            games=3,
+            start=f"{a.lower()}/pppppppppp/10/10/10/10/PPPPPPPPPP/{a} w KQkq - 0 1",
+        )
+        for a in ("BRQNKANCRB", "RKBRNQCBAN", "ANRBKQCRBN")
+    ),
 )
 """Every game compared with Fairy-Stockfish. Helpers adding a game add its entry here."""
 
@@ -163,9 +185,10 @@ class Binary:
             if line.startswith(marker):
                 return lines
 
-    def perft(self, variant: str, moves: list[str], depth: int) -> int:
+    def perft(self, variant: str, moves: list[str], depth: int, start: str | None = None) -> int:
         self.send(f"setoption name UCI_Variant value {variant}")
-        self.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+        where = "startpos" if start is None else f"fen {start}"
+        self.send(f"position {where}" + (" moves " + " ".join(moves) if moves else ""))
         self.send(f"go perft {depth}")
         return int(self.read_until("Nodes searched")[-1].split()[-1])
 
@@ -178,14 +201,18 @@ class Library:
 
         self.sf = pyffish
         self.loaded: set[str] = set()
+        self.start: str | None = None  # the entry's own start FEN, if any
 
     def load(self, ini: str | None) -> None:
         if ini is not None and ini not in self.loaded:
             self.sf.load_variant_config((DATA / ini).read_text(encoding="utf-8"))
             self.loaded.add(ini)
 
+    def _start(self, variant: str) -> str:
+        return self.start or str(self.sf.start_fen(variant))
+
     def legal(self, variant: str, moves: list[str]) -> list[str]:
-        return sorted(self.sf.legal_moves(variant, self.sf.start_fen(variant), moves))
+        return sorted(self.sf.legal_moves(variant, self._start(variant), moves))
 
     def perft(self, variant: str, moves: list[str], depth: int) -> int:
         legal = self.legal(variant, moves)
@@ -194,10 +221,10 @@ class Library:
         return sum(self.perft(variant, [*moves, m], depth - 1) for m in legal)
 
     def fen(self, variant: str, moves: list[str]) -> str:
-        return str(self.sf.get_fen(variant, self.sf.start_fen(variant), moves))
+        return str(self.sf.get_fen(variant, self._start(variant), moves))
 
     def over(self, variant: str, moves: list[str]) -> bool:
-        fen = self.sf.start_fen(variant)
+        fen = self._start(variant)
         ended, _ = self.sf.is_immediate_game_end(variant, fen, moves)
         return bool(ended) or not self.sf.legal_moves(variant, fen, moves)
 
@@ -243,6 +270,7 @@ def random_game(lib: Library, entry: Entry, seed: int) -> list[str]:
 
 def rows_for(entry: Entry, lib: Library, binary: Binary | None) -> list[str]:
     lib.load(entry.ini)
+    lib.start = None if entry.start is None else str(lib.sf.get_fen(entry.fsf, entry.start, []))
     games = [[]] + [random_game(lib, entry, seed) for seed in range(entry.games)]
     rows = []
     for i, moves in enumerate(games):
@@ -250,7 +278,9 @@ def rows_for(entry: Entry, lib: Library, binary: Binary | None) -> list[str]:
         counts = [lib.perft(entry.fsf, moves, d) for d in range(1, depth + 1)]
         old = "n/a"
         if binary is not None and entry.ini is None and entry.fsf in binary.variants:
-            old = ",".join(str(binary.perft(entry.fsf, moves, d)) for d in range(1, depth + 1))
+            old = ",".join(
+                str(binary.perft(entry.fsf, moves, d, lib.start)) for d in range(1, depth + 1)
+            )
         fen = lib.fen(entry.fsf, moves)
         counted = ",".join(map(str, counts))
         legal = " ".join(lib.legal(entry.fsf, moves))

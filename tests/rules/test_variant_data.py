@@ -38,6 +38,7 @@ CATALOGUE = {
     "placement",
     "atomic",
     "clobber", "clobber10",
+    "fischerandom", "caparandom",
 }  # fmt: skip
 
 
