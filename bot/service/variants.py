@@ -281,6 +281,8 @@ class VariantService:
         if guild_id is not None:
             for own in await self.storage.variants.in_guild(guild_id):
                 rank = match_rank(typed, own.variant_id, own.name)
+                if rank is not None and not typed.strip():
+                    rank = (rank[0], -1)  # nothing typed: the server's own games first
                 if rank is not None:
                     label = f"{own.name} · this server's (v{own.version})"
                     out.append((rank, Suggestion(label[:100], own.variant_id)))
