@@ -50,6 +50,10 @@ def _all_legal_by_trying(pos: Position) -> list[int]:
             ok = checkers == {(c >> 8) & 0xFF}  # Makpong: only the one checker is taken
         if ok:
             out.append(c)
+    if v.reserve_in_hand and any(pos.hands[pos.side]):
+        # S-Chess: each move from a first-row square may also bring in a piece from the hand,
+        # legal exactly when the move is (the entering piece never covers a check).
+        pos._gating_codes(out)
     return out
 
 
