@@ -10,9 +10,12 @@ import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rules.errors import VariantError
+
+if TYPE_CHECKING:
+    from rules.variant import Variant
 
 OPTION_PREFIX = "setup-"
 
@@ -174,3 +177,32 @@ def pin(
             )
         data["castling"] = {**castling, "moves": moves}
     return data, spec
+
+
+def rank_tokens(variant: Variant) -> list[str]:
+    """The letters of the pieces on the variant's shuffled rank, file by file."""
+    spec = variant.random_setup
+    assert spec is not None
+    files = variant.geometry.files
+    row = sorted(
+        (sq, variant.piece(pid).letters or "P")
+        for sq, pid in variant.setup
+        if sq // files == spec.rank - 1
+    )
+    return [letter for _, letter in row]
+
+
+def draw_option(variant: Variant, rng: random.Random) -> str | None:
+    """The option pinning a freshly drawn array, for a variant with a random setup whose
+    array is not pinned yet (None otherwise)."""
+    if variant.random_setup is None or pinned_array(variant) is not None:
+        return None
+    return option_for(draw(variant.random_setup, rank_tokens(variant), rng))
+
+
+def pinned_array(variant: Variant) -> str | None:
+    """The pinned array's letters (`BQNBRKRN`), if the variant's options pin one."""
+    for option in sorted(variant.options):
+        if option.startswith(OPTION_PREFIX):
+            return " ".join(rank_tokens(variant)).replace(" ", "")
+    return None

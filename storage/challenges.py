@@ -5,6 +5,7 @@ challenge without its game."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from storage import _rows, _shared
 from storage.db import Database, Reader, Tx
@@ -89,12 +90,20 @@ class Challenges:
             return await self._fetch(tx, challenge_id)
 
     async def accept(
-        self, challenge_id: int, user_id: int, now: int, *, start_position: str
+        self,
+        challenge_id: int,
+        user_id: int,
+        now: int,
+        *,
+        start_position: str,
+        options: Sequence[str] | None = None,
     ) -> tuple[Challenge, Game]:
         """`user_id` accepts; of any number of concurrent acceptors exactly one wins, the
         others get `ChallengeNotOpenError`. The game is created in the same transaction
         with `start_position` (the rules engine's start for the variant and options), in
-        the challenge's channel, with no thread yet (`Games.set_thread`)."""
+        the challenge's channel, with no thread yet (`Games.set_thread`). `options`: the
+        game's, when acceptance added one (a random setup's drawn array), else the
+        challenge's."""
         accepted: tuple[Challenge, Game] | None = None
         async with self._db.transaction() as tx:
             challenge = await self._fetch(tx, challenge_id)
@@ -120,7 +129,7 @@ class Challenges:
                     black_id=black,
                     variant_id=challenge.variant_id,
                     start_position=start_position,
-                    options=challenge.options,
+                    options=challenge.options if options is None else tuple(options),
                     rated=challenge.rated,
                     clock=challenge.clock,
                     message_id=challenge.message_id,

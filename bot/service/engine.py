@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import rules
 from bot.service.models import PieceInfo, Suggestion, VariantInfo
+from rules import shuffle
 from rules.game import Game as RulesGame
 from rules.game import LegalMove
 from rules.outcome import Outcome as RulesOutcome
@@ -54,6 +55,7 @@ def variant_info(variant: Variant, own: GuildVariant | None = None) -> VariantIn
         own=bool(variant.digest),
         version=own.version if own else 0,
         author_id=own.author_id if own else None,
+        start_array=shuffle.pinned_array(variant),
     )
 
 

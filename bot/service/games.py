@@ -292,9 +292,16 @@ class GameService:
         c = await self._challenge_here(challenge_id, guild_id)
         await self.seen(user)
         v = await self.variants.for_challenge(c)
+        v, options = await self.variants.with_drawn_setup(
+            v, c.variant_id, c.options, c.definition_digest
+        )
         start = RulesGame(v)
         _, game = await self.storage.challenges.accept(
-            challenge_id, user.id, self.clock.now(), start_position=start.position_text
+            challenge_id,
+            user.id,
+            self.clock.now(),
+            start_position=start.position_text,
+            options=options,
         )
         self.cache.put(game.id, start, game.revision)
         return await self._view(game, start)

@@ -79,6 +79,8 @@ class VariantInfo:
     """One of this server's own variants (defined with /variant define)."""
     version: int = 0
     author_id: int | None = None
+    start_array: str | None = None
+    """A random setup's array drawn for this game (`BQNBRKRN`), shown in its post."""
 
     @property
     def size(self) -> str:

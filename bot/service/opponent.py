@@ -151,6 +151,9 @@ class OpponentService:
             if choice is ColorChoice.WHITE
             else (engine.id, challenger.id)
         )
+        v, _ = await self.games.variants.with_drawn_setup(
+            v, resolved.key, tuple(sorted(v.options)), resolved.digest
+        )
         start = RulesGame(v)
         game = await self.storage.games.create(
             NewGame(

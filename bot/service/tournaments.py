@@ -509,9 +509,8 @@ class TournamentService:
         """Boards to store: a game for each pairing of two active players, the bye's points,
         or a forfeit against a withdrawn player (round robin)."""
         active = {e.id for e in entrants if e.active}
-        start = RulesGame(
-            await self.games.variants.pinned(t.variant_id, t.options, t.definition_digest)
-        )
+        base = await self.games.variants.pinned(t.variant_id, t.options, t.definition_digest)
+        start = RulesGame(base)
         out: list[NewBoard] = []
         boards_in_round: dict[int, int] = {}
         for p in pairings:
@@ -536,14 +535,19 @@ class TournamentService:
                     )
                 )
                 continue
+            # A random setup: each game its own array, drawn as it is paired.
+            v, options = await self.games.variants.with_drawn_setup(
+                base, t.variant_id, t.options, t.definition_digest
+            )
+            game_start = start if v is base else RulesGame(v)
             game = NewGame(
                 guild_id=t.guild_id,
                 channel_id=t.channel_id,
                 white_id=p.white,
                 black_id=p.black,
                 variant_id=t.variant_id,
-                start_position=start.position_text,
-                options=t.options,
+                start_position=game_start.position_text,
+                options=options,
                 rated=t.rated,
                 clock=t.clock,
                 tournament_id=t.id,

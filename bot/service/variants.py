@@ -16,6 +16,7 @@ computed once, not at every /variant show.
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -50,6 +51,7 @@ from bot.service.models import (
     VariantInfo,
 )
 from bot.service.offload import in_process, off_loop
+from rules import shuffle
 from rules.errors import UnknownVariantError, VariantError
 from rules.ini import IniRefusal, convert_ini, export_ini
 from rules.ini import variant_id as variant_id_of
@@ -128,6 +130,7 @@ class VariantService:
             OrderedDict()
         )
         self._cache_size = cache_size
+        self.rng = random.Random()  # the random setups' draw (tests seed it)
         self._defining = asyncio.Lock()  # one validation at a time: bounded CPU for everyone
         self._definitions = limits.RateWindow(limits.VARIANT_DEFINITIONS_PER_HOUR, 3600)
 
@@ -193,6 +196,18 @@ class VariantService:
                 self._builtin[(key, options)] = builtin
             return builtin
         return await self._load(digest, list(options))
+
+    async def with_drawn_setup(
+        self, variant: Variant, key: str, options: tuple[str, ...], digest: str | None
+    ) -> tuple[Variant, tuple[str, ...]]:
+        """A game about to start: a variant with a random setup (`[setup.random]`) gets its
+        array drawn now, once, pinned as the option `setup-<letters>` (stored with the
+        game's options, so every replay starts from it); others are unchanged."""
+        option = shuffle.draw_option(variant, self.rng)
+        if option is None:
+            return variant, options
+        pinned = (*options, option)
+        return await self.pinned(key, pinned, digest), pinned
 
     async def for_game(self, game: Game) -> Variant:
         return await self.pinned(game.variant_id, game.options, game.definition_digest)

@@ -95,6 +95,9 @@ def game_embed(
         embed.add_field(name="Last moves", value="\n".join(view.recent_moves), inline=False)
     embed.add_field(name="White", value=shown(view.white_name))
     embed.add_field(name="Black", value=shown(view.black_name))
+    if view.variant.start_array:
+        # A random setup's array, drawn when the game started: the same for its whole life.
+        embed.add_field(name="Starting array", value=f"`{view.variant.start_array}`")
     if with_image:
         embed.set_image(url=IMAGE)
     return fit_embed(embed)
