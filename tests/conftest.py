@@ -1,0 +1,10 @@
+"""Settings shared by every test package."""
+
+from __future__ import annotations
+
+from hypothesis import settings
+
+# No timing asserts in tests (speed lives in benchmarks/): Hypothesis's per-example deadline
+# would fail a correct test on a loaded machine, so no example has one.
+settings.register_profile("fairypost", deadline=None)
+settings.load_profile("fairypost")
