@@ -11,6 +11,7 @@ from functools import cache
 from rules.betza import Component, Kind
 from rules.movement import components_from_entry
 from rules.regions import format_squares
+from rules.shuffle import RandomSetup
 from rules.variant import PieceType, StandardCastling, Variant, catalogue
 
 
@@ -287,6 +288,32 @@ def _drop_rules(v: Variant) -> list[str]:
     return lines
 
 
+def _random_setup(v: Variant, spec: RandomSetup) -> list[str]:
+    """`[setup.random]` in words, and Chess960's castling."""
+    name = {p.letters: p.name for p in v.pieces if p.letters}
+    rules = []
+    for a, b in spec.opposite_colours:
+        pair = f"the two {name.get(a, a)}s" if a == b else f"{name.get(a, a)} and {name.get(b, b)}"
+        rules.append(f"{pair} on squares of different colours")
+    if spec.between is not None:
+        inner, outer = spec.between
+        rules.append(f"the {name.get(inner, inner)} between the {name.get(outer, outer)}s")
+    which = f": {', '.join(rules)}" if rules else ""
+    lines = [
+        f"Rank {spec.rank} is shuffled before each game, the same for both sides{which}; the "
+        "array is drawn when the game starts and kept with it."
+    ]
+    if v.castling:
+        ends = ", or ".join(
+            f"{v.geometry.name(c.king_to)} and {v.geometry.name(c.rook_to)}" for c in v.castling
+        )
+        lines.append(
+            f"Castling as in Chess960: King and Rook end on {ends}, wherever they started; the "
+            "squares between must be empty and the King may not pass through check."
+        )
+    return lines
+
+
 def rules_summary(v: Variant) -> tuple[str, ...]:
     """Short rule lines generated from the variant's data."""
     lines = []
@@ -393,7 +420,9 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             "Too little material to mate is a draw: King against King, against King and "
             "Bishop or King and Knight, or only Bishops on one colour."
         )
-    if v.castling:
+    if v.random_setup is not None:
+        lines.extend(_random_setup(v, v.random_setup))
+    elif v.castling:
         lines.append(f"Castling: {'; '.join(_castling(v, c) for c in v.castling)}.")
     elif v.fast_castling:
         lines.append(

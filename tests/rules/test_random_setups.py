@@ -15,6 +15,7 @@ from rules import shuffle
 from rules.errors import VariantError
 from rules.fsf import fen, uci_moves
 from rules.game import Game
+from rules.summary import rules_summary
 from rules.variant import load_variant
 from tests.rules.fsf_chess960 import fen as castling_fen
 
@@ -104,3 +105,9 @@ def test_castling_ends_on_the_usual_squares() -> None:
     game = Game.from_position_text(variant, castling_fen("NRKBBNQR", None))
     game.play("c1h1")  # kingside: King g1, Rook f1
     assert fen(game.position).startswith("1rk4r/pppppppp/8/8/8/8/8/1R3RK1 b hb")
+
+
+def test_the_rules_summary_tells_the_shuffle_and_chess960_castling() -> None:
+    lines = rules_summary(load_variant("caparandom"))
+    assert any("Queen and Archbishop on squares of different colours" in line for line in lines)
+    assert any("end on i1 and h1, or c1 and d1, wherever they started" in line for line in lines)
