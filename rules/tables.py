@@ -667,7 +667,11 @@ def warm_tables(variant: Variant) -> Tables:
     return t
 
 
-@lru_cache(maxsize=16)
+DEFINITION_TABLES = 16
+"""Players' definitions whose tables are kept (the most recently used)."""
+
+
+@lru_cache(maxsize=DEFINITION_TABLES)
 def _definition_tables(variant: Variant) -> Tables:
     return build_tables(variant)
 

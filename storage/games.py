@@ -204,11 +204,13 @@ class Games:
         return [int(row[0]) for row in rows]
 
     async def active_variants(self) -> list[tuple[str, tuple[str, ...], str | None]]:
-        """The distinct (variant id, options, definition digest) of the games in progress:
-        what a bot that has just started warms before their players come back."""
+        """The distinct (variant id, options, definition digest) of the games in progress,
+        the most played first: what a bot that has just started warms before their players
+        come back."""
         rows = await self._db.all(
-            "SELECT DISTINCT variant_id, options, definition_digest FROM games "
-            "WHERE status = 'active' ORDER BY variant_id"
+            "SELECT variant_id, options, definition_digest FROM games WHERE status = 'active' "
+            "GROUP BY variant_id, options, definition_digest "
+            "ORDER BY COUNT(*) DESC, variant_id, options, definition_digest"
         )
         return [
             (str(row[0]), _rows.parse_options(row[1]), None if row[2] is None else str(row[2]))

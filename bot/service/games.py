@@ -69,7 +69,7 @@ from rules.pgn import format_pgn, has_pgn
 from rules.position import Position
 from rules.record import format_record, ply_label
 from rules.summary import describe_movement
-from rules.tables import warm_tables
+from rules.tables import DEFINITION_TABLES, warm_tables
 from rules.variant import Variant
 from storage import Storage
 from storage.conditional import ConditionalTreeChangedError
@@ -585,10 +585,15 @@ class GameService:
     async def warm_variants(self) -> int:
         """Builds, off the loop, the move tables of every variant with a game in progress
         (a 16x16 variant's take a second or more in a fresh process), so that the first
-        player after a restart finds them ready rather than a 'keep typing' answer. Returns
-        how many were warmed; a variant that fails is logged and skipped."""
-        warmed = 0
+        player after a restart finds them ready rather than a 'keep typing' answer. The
+        most played first; no more players' definitions than the tables kept for them.
+        Returns how many were warmed; a variant that fails is logged and skipped."""
+        warmed = definitions = 0
         for variant_id, options, digest in await self.storage.games.active_variants():
+            if digest is not None:
+                definitions += 1
+                if definitions > DEFINITION_TABLES:
+                    continue  # warming more would only push out the first ones
             try:
                 variant = await self.variants.pinned(variant_id, options, digest)
                 await off_loop(warm_tables, variant)

@@ -182,7 +182,7 @@ async def test_the_variants_of_games_in_progress_are_warmed_off_the_loop(
 
     monkeypatch.setattr(games_module, "warm_tables", slow(record, threads, 0.05))
     count, ticks = await ticks_during(service.warm_variants())
-    assert count == 2 and sorted(warmed) == ["chess", "shogi"]
+    assert count == 2 and warmed == ["chess", "shogi"]  # the most played first
     assert off_main(threads)
     assert ticks > 1
 
