@@ -718,7 +718,14 @@ class GameService:
         """The picture with the legal destinations of the piece on `square` marked. For a
         piece whose side is not to move, the moves it would have if it were (planning)."""
         game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
-        rules_game = await self._rules(game)
+        # A game not in memory is read from its stored position, as /board does: no replay.
+        rules_game: RulesGame | Shown | None = self.cache.get(
+            game.id, game.ply_count, game.revision
+        )
+        if rules_game is None:
+            rules_game = await self._stored_shown(game)
+        if rules_game is None:
+            rules_game = await self._rules(game)
         geo = rules_game.variant.geometry
         sq = parse_square(rules_game.variant, square)
         if sq is None:

@@ -235,3 +235,21 @@ async def test_board_of_a_game_not_in_memory_is_read_from_its_stored_position(
         replayed.scene.last_move.origin,
         replayed.scene.last_move.target,
     )
+
+
+async def test_moves_from_a_square_of_a_game_not_in_memory_are_read_without_replay(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = await start_game(service, "chess")
+    for ply, text in enumerate(["e4", "e5", "Nf3"]):
+        await service.play(channel_id=THREAD, user=ANN if ply % 2 == 0 else BOB, text=text)
+    replayed = await service.moves_from(channel_id=THREAD, user_id=BOB.id, square="b8")
+    planned = await service.moves_from(channel_id=THREAD, user_id=BOB.id, square="f3")
+    service.cache.drop(game_id)
+    replays: list[object] = []
+    monkeypatch.setattr(games_module, "replay", lambda *a: replays.append(a))
+    stored = await service.moves_from(channel_id=THREAD, user_id=BOB.id, square="b8")
+    assert stored.moves == replayed.moves and stored.view.last_move == replayed.view.last_move
+    ahead = await service.moves_from(channel_id=THREAD, user_id=BOB.id, square="f3")
+    assert ahead.moves == planned.moves and ahead.planning
+    assert replays == []
