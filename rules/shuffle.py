@@ -10,6 +10,7 @@ import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rules.errors import VariantError
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
     from rules.variant import Variant
 
 OPTION_PREFIX = "setup-"
+MAX_SHUFFLES = 20_000
+"""A draw gives up after this many invalid shuffles (Capablanca Random needs about 10 a
+draw) and takes the array found when the variant was loaded: a player's rules cannot make
+it loop, and rules no array keeps are refused."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +117,28 @@ def draw(spec: RandomSetup, tokens: Sequence[str], rng: random.Random) -> tuple[
     """A valid array, each one equally likely: a uniform shuffle gives every distinct array
     the same chance, and rejecting the invalid ones keeps it so among the valid ones."""
     pool = list(tokens)
-    while True:
+    for _ in range(MAX_SHUFFLES):
         rng.shuffle(pool)
         if valid(spec, pool):
             return tuple(pool)
+    found = example(spec, tuple(tokens))  # rules almost nothing keeps (a player's file)
+    assert found is not None  # checked when the variant was loaded
+    return found
+
+
+@lru_cache(maxsize=256)
+def example(spec: RandomSetup, tokens: tuple[str, ...]) -> tuple[str, ...] | None:
+    """One valid array, found the way a draw finds one (with a fixed seed), or None when
+    none turned up: the variant is refused, so a draw never fails."""
+    if valid(spec, tokens):
+        return tokens
+    pool = list(tokens)
+    rng = random.Random(0)
+    for _ in range(MAX_SHUFFLES):
+        rng.shuffle(pool)
+        if valid(spec, pool):
+            return tuple(pool)
+    return None
 
 
 def option_for(array: Sequence[str]) -> str:
@@ -142,9 +165,21 @@ def pin(
         return data, None
     data = copy.deepcopy(data)
     del data["setup"]["random"]
+    tokens = _row(data, spec, source)
+    named = {*(x for pair in spec.opposite_colours for x in pair), *(spec.between or ())}
+    missing = sorted(named - set(tokens))
+    if missing:
+        raise VariantError(
+            source, "setup.random", f"{missing[0]!r} is not a piece of rank {spec.rank}"
+        )
+    if example(spec, tuple(tokens)) is None:
+        raise VariantError(
+            source,
+            "setup.random",
+            f"no array found that keeps these rules ({MAX_SHUFFLES:,} tried)",
+        )
     if option is None:
         return data, spec
-    tokens = _row(data, spec, source)
     letters = option[len(OPTION_PREFIX) :]
     by_lower = {t.lower(): t for t in tokens}
     if not re.fullmatch(r"[a-z+]+", letters):
@@ -160,6 +195,9 @@ def pin(
         files = "abcdefghijklmnop"
         moves = []
         for mv in castling["moves"]:
+            if mv["king"][1:] != str(spec.rank) or mv["rook"][1:] != str(spec.rank):
+                moves.append(mv)  # castling on another rank than the shuffled one
+                continue
             king_file = files.index(mv["king"][0])
             rook_file = files.index(mv["rook"][0])
             old_king = tokens[king_file]

@@ -16,7 +16,7 @@ from rules.errors import VariantError
 from rules.fsf import fen, uci_moves
 from rules.game import Game
 from rules.summary import rules_summary
-from rules.variant import load_variant
+from rules.variant import load_definition, load_variant
 from tests.rules.fsf_chess960 import fen as castling_fen
 
 DATA = Path(__file__).resolve().parent / "data" / "chess960-castling.tsv"
@@ -111,3 +111,22 @@ def test_the_rules_summary_tells_the_shuffle_and_chess960_castling() -> None:
     lines = rules_summary(load_variant("caparandom"))
     assert any("Queen and Archbishop on squares of different colours" in line for line in lines)
     assert any("end on i1 and h1, or c1 and d1, wherever they started" in line for line in lines)
+
+
+def test_a_players_random_setup_is_checked_when_loaded() -> None:
+    base = """
+id = "mine"
+name = "Mine"
+extends = "chess"
+description = "Shuffled."
+[setup.random]
+"""
+    with pytest.raises(VariantError, match="'Z' is not a piece of rank 1"):
+        load_definition(base + 'between = ["K", "Z"]\n')
+    with pytest.raises(VariantError, match="no array found"):
+        load_definition(
+            base + 'opposite-colours = [["B", "B"], ["K", "Q"]]\nbetween = ["Q", "K"]\n'
+        )
+    variant = load_definition(base + 'opposite-colours = [["B", "B"]]\n')
+    assert variant.random_setup is not None
+    assert len(list(shuffle.arrays(variant.random_setup, CHESS))) == 2880
