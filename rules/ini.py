@@ -547,6 +547,14 @@ def default_config() -> Config:
     return config
 
 
+ATOMIC_INI = """[atomic]
+king = -
+commoner = k
+castlingKingPiece = k
+extinctionValue = loss
+extinctionPieceTypes = k
+blastOnCapture = true
+"""
 CHESS_INI = """[chess]
 pawn = p
 knight = n
@@ -761,7 +769,6 @@ REFUSED: dict[str, str] = {
     "chess960": "random starting arrays with Chess960 castling",
     "twoBoards": "partner play on two boards (Bughouse)",
     "sittuyinPromotion": "Sittuyin's promotion (a Pawn turning into a General in place)",
-    "blastOnCapture": "exploding captures (Atomic)",
     "petrifyBlastPieces": "exploding captures (Atomic)",
     "castlingDroppedPiece": "castling with a dropped King or Rook",
     "oppositeCastling": "castling only to the wing the opponent did not use",
@@ -784,7 +791,6 @@ REFUSED: dict[str, str] = {
     "shatarMateRule": "Shatar's mating rules",
     "bikjangRule": "Janggi's bikjang",
     "extinctionClaim": "extinction (losing when a kind of piece is gone)",
-    "extinctionPseudoRoyal": "pseudo-royal pieces (extinction)",
     "dupleCheck": "pseudo-royal pieces (extinction)",
     "flagPieceBlockedWin": "a flag region filled by several pieces",
     "flagPieceSafe": "a flag region that must be reached safely",
@@ -836,6 +842,8 @@ SET_REFUSED = {
 CONNECTION_GAME = ("connectN", "connectNxN", "collinearN", "connectRegion1White")
 MAPPED = frozenset(
     {
+        "blastOnCapture",
+        "extinctionPseudoRoyal",
         "maxRank",
         "maxFile",
         "startFen",
@@ -1312,7 +1320,20 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
             )
         assert start.checks is not None
         rules["check-count"] = start.checks[0]
-    _extinction(config, source, by_slot, rules)
+    _extinction(config, source, by_slot, start, rules)
+    if _bool(config, "blastOnCapture", source):
+        # Fairy-Stockfish's blast spares the Pawns around the capture (the pawn type
+        # only), not a captured Pawn: Fairy Post's `immune`.
+        royal = any(p.entry.get("royal") for p in by_slot.values())
+        if royal and not _bool(config, "extinctionPseudoRoyal", source):
+            _refuse(
+                config,
+                "blastOnCapture",
+                source,
+                "exploding captures beside a royal King (Fairy-Stockfish's own atomic "
+                "has a pseudo-royal one: inherit from atomic)",
+            )
+        rules["blast"] = {"immune": [by_slot["pawn"].id] if "pawn" in by_slot else []}
 
     if _bool(config, "flyingGeneral", source):
         rules["flying-general"] = True
@@ -1840,7 +1861,11 @@ def _goal(
 
 
 def _extinction(
-    config: Config, source: str, by_slot: Mapping[str, Piece], rules: dict[str, object]
+    config: Config,
+    source: str,
+    by_slot: Mapping[str, Piece],
+    start: Start,
+    rules: dict[str, object],
 ) -> None:
     """Fairy-Stockfish's extinction: the listed types (`*`: all pieces together), the
     result, the count."""
@@ -1860,11 +1885,49 @@ def _extinction(
         if "*" in members
         else [by_slot[s].id for s in SLOT_ORDER if s in members and s in by_slot]
     )
-    rules["extinction"] = {
+    extinction: dict[str, object] = {
         "pieces": pieces,
         "result": value,
         "count": max(0, _int(config, "extinctionPieceCount", source)),
     }
+    rules["extinction"] = extinction
+    pseudo = _bool(config, "extinctionPseudoRoyal", source)
+    if pseudo and _bool(config, "blastOnCapture", source):
+        # Fairy-Stockfish's atomic: one pseudo-royal piece a side that explodes plays as
+        # Fairy Post's royal piece under rules.blast (touching, never capturing).
+        slots = [s for s in SLOT_ORDER if s in members and s in by_slot]
+        placed = [
+            tuple(sum(1 for v in start.board.values() if v == (slot, c)) for c in (0, 1))
+            for slot in slots
+        ]
+        if (
+            "*" not in members
+            and len(slots) == 1
+            and value == "loss"
+            and extinction["count"] == 0
+            and placed == [(1, 1)]
+            and not any(p.entry.get("royal") for p in by_slot.values())
+        ):
+            by_slot[slots[0]].entry["royal"] = True
+            del rules["extinction"]
+            return
+        _refuse(
+            config,
+            "extinctionPseudoRoyal",
+            source,
+            "exploding pseudo-royal pieces other than one a side that is all the side "
+            "must keep (Atomic's King)",
+        )
+    if pseudo:
+        if any(p.entry.get("royal") for p in by_slot.values()):
+            _refuse(
+                config,
+                "extinctionPseudoRoyal",
+                source,
+                "pseudo-royal pieces beside a royal piece: Fairy Post's pseudo-royal pieces "
+                "are those of a game without royal pieces",
+            )
+        extinction["pseudo-royal"] = True
 
 
 def _en_passant(
@@ -2005,6 +2068,11 @@ def builtin_parent(name: str, source: str) -> Config:
         raise IniRefusal(source, f"[{name}]", f"no section or Fairy-Stockfish game named {name!r}")
     if name == "chess":
         return apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)
+    if name in ("atomic", "nocheckatomic"):
+        # As Fairy-Stockfish defines them: a Commoner King whose loss loses, and blasts.
+        base = apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)
+        atomic = ATOMIC_INI + ("extinctionPseudoRoyal = true\n" if name == "atomic" else "")
+        return apply_section(base, read_sections(atomic, source)[0], source)
     for vid in variant_ids():
         variant = load_variant(vid)
         if variant.fsf_variant == name or (vid == name and variant.fsf_variant is None):
@@ -2437,6 +2505,8 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
             "".join(sorted(letter_of[t] for t in ext.pieces)) if ext.pieces else "*"
         )
         keys["extinctionPieceCount"] = str(ext.count)
+        if ext.pseudo_royal:
+            keys["extinctionPseudoRoyal"] = "true"
     if variant.perpetual_check == "loss":
         keys["perpetualCheckIllegal"] = "true"
     if variant.flying_general:

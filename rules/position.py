@@ -945,7 +945,7 @@ class Position:
     def _legal_board_codes(self) -> list[int]:
         if self.t.pseudo_royal:
             return self._pseudo_royal_codes(self.pseudo_codes())
-        if self.t.blast:
+        if self.t.blast and not self.t.plain_castling:  # plain_castling: no royal piece
             return self._atomic_codes(self.pseudo_codes()) if self.kings[self.side] >= 0 else []
         if self.variant.goal == "royal-capture":
             # The game ends the moment a royal piece is captured: no ply follows.
@@ -1964,7 +1964,7 @@ class Position:
             return Outcome(Termination.ROYAL_CAPTURE, winner=self.side ^ 1)
         if self.placing:
             return None
-        if v.blast is not None and self.kings[self.side] < 0:
+        if v.blast is not None and self.kings[self.side] < 0 and not self.t.plain_castling:
             return Outcome(Termination.EXPLOSION, winner=self.side ^ 1)
         if v.extinction is not None and not v.extinction.pseudo_royal:
             ended = self._extinct()

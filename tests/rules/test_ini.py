@@ -105,7 +105,7 @@ def test_fairy_stockfish_betza_directions_are_its_own() -> None:
 REFUSALS = [
     ("[t:chess]\nconnectN = 4\n", "connectN (connecting pieces in a row (a connection game)) is "
      "not a chess rule Fairy Post plays"),
-    ("[t:chess]\nblastOnCapture = true\n", "blastOnCapture (exploding captures (Atomic))"),
+    ("[t:chess]\nblastOnCapture = true\n", "blastOnCapture: exploding captures beside a royal"),
     ("[t:ataxx]\n", "Fairy-Stockfish's built-in 'ataxx' is not among the games Fairy "
      "Post plays"),
     ("[t:nosuch]\n", "no section or Fairy-Stockfish game named 'nosuch'"),
@@ -123,8 +123,8 @@ REFUSALS = [
      "check counts without checkCounting"),
     ("[t:chess]\ncheckCounting = true\n", "n-check needs the same number of checks"),
     ("[t:chess]\nextinctionValue = loss\nextinctionPieceTypes = q\nextinctionPseudoRoyal = true\n",
-     "extinctionPseudoRoyal (pseudo-royal pieces (extinction))"),
-    ("[a:chess]\nblastOnCapture = true\n[b:a]\n", "[a] blastOnCapture: blastOnCapture (exploding"),
+     "pseudo-royal pieces beside a royal piece"),
+    ("[a:chess]\nblastOnCapture = true\n[b:a]\n", "[a] blastOnCapture: exploding captures beside"),
     ("[t:chess]\npromotionRegionWhite = a8 b8\n", "a promotion region that is not whole ranks"),
 ]  # fmt: skip
 
