@@ -1015,6 +1015,7 @@ class Start:
     castling: str
     side: str
     checks: tuple[int, int] | None = None
+    hand: tuple[str, ...] = ()  # each side's pieces in hand at the start (slots)
 
 
 def _start(config: Config, source: str, files: int, ranks: int) -> Start:
@@ -1027,13 +1028,25 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
     if "[" in board_text:
         board_text, _, rest = board_text.partition("[")
         pocket = rest.rstrip("]")
+    hand: list[str] = []
     if pocket.strip("-"):
-        _refuse(
-            config,
-            "startFen",
-            source,
-            f"pieces in hand at the start ([{pocket}]): Fairy Post's hands start empty",
-        )
+        sides: tuple[list[str], list[str]] = ([], [])
+        for token in pocket.strip("-"):
+            slot = config.slot_of(token) if token.isalpha() else None
+            if slot is None:
+                _refuse(config, "startFen", source, f"{token!r} in hand is not a piece's letter")
+            assert slot is not None
+            sides[0 if token.isupper() else 1].append(slot)
+        if sorted(sides[0]) != sorted(sides[1]):
+            _refuse(
+                config,
+                "startFen",
+                source,
+                f"pieces in hand at the start that differ between the sides ([{pocket}])",
+            )
+        if not _bool(config, "pieceDrops", source):
+            _refuse(config, "startFen", source, f"pieces in hand ([{pocket}]) but no drops")
+        hand = sorted(sides[0], key=SLOT_ORDER.index)
     rows = board_text.split("/")
     if len(rows) != ranks:
         _refuse(config, "startFen", source, f"{len(rows)} ranks, but the board has {ranks}")
@@ -1074,7 +1087,7 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
             checks = (int(m.group(1)), int(m.group(2)))
     if castling and not re.fullmatch(r"-|[KQkqA-La-l]+", castling):
         castling = "-"  # Fairy-Stockfish skips what it cannot read there
-    return Start(board, castling, side, checks)
+    return Start(board, castling, side, checks, tuple(hand))
 
 
 # ---------------------------------------------------------------------------------------
@@ -1228,6 +1241,7 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         rules["captures-to-hand"] = True
         if not _bool(config, "dropLoop", source):
             rules["demote-to-hand"] = True
+    if drops and (to_hand or start.hand):
         white = _region(config, "dropRegionWhite", source, files, ranks)
         white = _region(config, "whiteDropRegion", source, files, ranks) if white is None else white
         black = _region(config, "dropRegionBlack", source, files, ranks)
@@ -1383,6 +1397,10 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     if mirrored != black_army:
         lines += ["", "[setup.black]"]
         lines += _setup_lines(black_army, files, token, top_down=True)
+    if start.hand:
+        # Fairy-Stockfish's pieces in hand at the start: a reserve dropped as a move.
+        hand = [by_slot[slot].id for slot in start.hand]
+        lines += ["", "[reserve]", f"pieces = {_toml(hand)}", 'style = "drop"']
     if regions:
         lines += ["", "[regions]"]
         lines += [f"{_key(k)} = {_toml(v)}" for k, v in regions.items()]
