@@ -824,9 +824,7 @@ REFUSED: dict[str, str] = {
     "connectRegion1Black": "connecting two edges (a connection game)",
     "connectRegion2Black": "connecting two edges (a connection game)",
     "soldierPromotionRank": "the Xiangqi Soldier's sideways step",
-    "promotedPieceType": "promotion of pieces other than Pawns (Shogi style)",
     "piecePromotionOnCapture": "promotion of pieces other than Pawns (Shogi style)",
-    "mandatoryPiecePromotion": "promotion of pieces other than Pawns (Shogi style)",
     "pieceDemotion": "promotion of pieces other than Pawns (Shogi style)",
     "dropPromoted": "promotion of pieces other than Pawns (Shogi style)",
 }
@@ -842,6 +840,8 @@ SET_REFUSED = {
 CONNECTION_GAME = ("connectN", "connectNxN", "collinearN", "connectRegion1White")
 MAPPED = frozenset(
     {
+        "promotedPieceType",
+        "mandatoryPiecePromotion",
         "blastOnCapture",
         "extinctionPseudoRoyal",
         "maxRank",
@@ -1232,6 +1232,8 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     unused = sorted(k for k in config.options if k.startswith("mobilityRegion") and k not in known)
     display += unused
 
+    _piece_promotions(config, source, files, ranks, pieces, regions)
+
     # Drops
     drops = _bool(config, "pieceDrops", source)
     to_hand = _bool(config, "capturesToHand", source)
@@ -1413,7 +1415,7 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     letters = {
         p.id: config.pieces[p.slot].letter
         for p in pieces
-        if (p.letter or "P").lower() != config.pieces[p.slot].letter
+        if p.slot in config.pieces and (p.letter or "P").lower() != config.pieces[p.slot].letter
     }
     lines += ["", "[fairy-stockfish]", f"variant = {_toml(name)}"]
     if letters:
@@ -1753,6 +1755,74 @@ def _promotion(
         out["optional-rows"] = rows
         out["compulsory-rows"] = []
     return out
+
+
+def _piece_promotions(
+    config: Config,
+    source: str,
+    files: int,
+    ranks: int,
+    pieces: list[Piece],
+    regions: dict[str, object],
+) -> None:
+    """Fairy-Stockfish's promotedPieceType (`r:t`): Shogi's promotion. A move that starts
+    or ends in the promotion region may promote the piece into a piece of its own that
+    moves as the other type and, captured, goes to the hand as the piece it was."""
+    value = config.options.get("promotedPieceType", "").strip()
+    if not value or value == "-":
+        return
+    by_slot = {p.slot: p for p in pieces}
+    white = _region(config, "promotionRegionWhite", source, files, ranks)
+    black = _region(config, "promotionRegionBlack", source, files, ranks)
+    if not white or not black:
+        _refuse(config, "promotedPieceType", source, "promotion without a promotion region")
+    assert white is not None and black is not None
+    regions["promotion-zone"] = {"white": _squares_text(white), "black": _squares_text(black)}
+    mandatory = _bool(config, "mandatoryPiecePromotion", source)
+    extinct = {piece_set(config, "extinctionPieceTypes", c) for c in (0, 1)}
+    for token in value.split():
+        a, _, b = token.partition(":")
+        slot_a = config.slot_of(a) if len(a) == 1 else None
+        slot_b = config.slot_of(b) if len(b) == 1 else None
+        if slot_a is None or slot_b is None or slot_a not in by_slot or slot_b not in by_slot:
+            _refuse(config, "promotedPieceType", source, f"{token!r} is not two pieces' letters")
+        assert slot_a is not None and slot_b is not None
+        if slot_a == "pawn" or "promotion" in by_slot[slot_a].entry:
+            _refuse(
+                config,
+                "promotedPieceType",
+                source,
+                f"{token}: a Pawn's Shogi-style promotion (Fairy Post's Pawns promote as in "
+                "chess; use shogiPawn)",
+            )
+        if any(slot_b in members or "*" in members for members in extinct):
+            _refuse(
+                config,
+                "promotedPieceType",
+                source,
+                f"{token}: promotion into a type that extinction counts",
+            )
+        target = by_slot[slot_b]
+        if any(m[1] for m in target.moves) or "pawn-moves" in target.entry:
+            _refuse(
+                config, "promotedPieceType", source, f"{token}: promotion into a pawn-like piece"
+            )
+        written = betza_for(target.moves)
+        if written is None:
+            _refuse(config, "promotedPieceType", source, f"{token}: no Fairy Post Betza for {b}")
+        origin = by_slot[slot_a]
+        new_id = f"promoted-{origin.id}"
+        promo: dict[str, object] = {"to": [new_id], "zone": "promotion-zone"}
+        if mandatory:
+            promo["mandatory"] = True
+        origin.entry["promotion"] = promo
+        letter = "+" + (origin.letter or origin.slot[0]).upper()
+        entry: dict[str, object] = {
+            "letter": letter,
+            "betza": written,
+            "demotes-to": origin.id,
+        }
+        pieces.append(Piece(f"+{slot_a}", new_id, letter, target.moves, False, entry))
 
 
 def _double_step(

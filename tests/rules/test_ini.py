@@ -116,6 +116,8 @@ REFUSALS = [
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1\n", "but no drops"),
     ("[t:chess]\npieceDrops = true\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qr] w - - 0 1\n",
      "pieces in hand at the start that differ between the sides"),
+    ("[t:chess]\npromotionRegionWhite = *8\npromotionRegionBlack = *1\npromotedPieceType = p:q\n",
+     "a Pawn's Shogi-style promotion"),
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3 b - - 0 1\n", "Black moving first"),
     ("[t:chess]\nmaxRank = 1\nstartFen = KNR2rnk w\n", "Fairy Post's boards run from 3x3"),
     ("[t:chess]\ndoubleStepRegionWhite = *2 *3\n", "double-step region reaching"),
