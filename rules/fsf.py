@@ -19,7 +19,7 @@ the one parser (`rules.notation.parse` tries `parse_uci`), FEN is an export.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from rules.betza import Kind
 from rules.errors import IllegalMoveError
@@ -274,3 +274,113 @@ def _ep_capturable(pos: Position) -> bool:
     return (
         any(pos._safe_after(c) for c in codes) if pos.variant.goal == "checkmate" else bool(codes)
     )
+
+
+def san(pos: Position, c: int, table: Mapping[str, str] | None = None) -> str:
+    """The legal move `c` of `pos` in the notation Fairy-Stockfish writes by default, which
+    the variant servers read in PGN: SAN (`Nf3`, `exd5`, `e8=Q`, `O-O`, `N@f3`, `Na3/H`,
+    `+` and `#`) with its letters (`[fairy-stockfish] san` where its SAN letter is not its
+    FEN letter: Xiangqi's `E` and `H`), and for the Shogi games Western notation with
+    numbers (`P-76`, `Bx22+`, `G41-52`, `S*33`, `S-44=`, no check marks)."""
+    table = letters(pos.variant) if table is None else table
+    shogi = pos.variant.notation == "shogi"
+    t = pos.t
+    geo = t.geo
+    kind = (c >> KIND_SHIFT) & KIND_MASK
+    o = c & 0xFF
+    d = (c >> 8) & 0xFF
+
+    def square(sq: int) -> str:
+        if shogi:
+            return f"{geo.files - geo.file_of(sq)}{geo.ranks - geo.rank_of(sq)}"
+        return geo.name(sq)
+
+    def upper(type_index: int) -> str:
+        return _letter(table, pos, type_index).upper()
+
+    gate = (c >> MC.GATE_SHIFT) & MC.GATE_MASK
+    if kind == CASTLE:
+        rook = pos._castling_rook(c)[0]
+        text = "O-O" if geo.file_of(rook) > geo.file_of(o) else "O-O-O"
+        if gate:
+            text += "/" + upper(gate) + square(rook if c & MC.GATE_ROOK else o)
+    elif kind == DROP:
+        text = _san_letter(pos, table, o, shogi) + ("*" if shogi else "@") + square(d)
+    else:
+        mover = pos.board[o] >> 1
+        piece = pos.variant.piece(t.type_ids[mover])
+        text = "" if piece.is_pawn and not shogi else _san_letter(pos, table, mover, shogi)
+        capture = kind == EP or (bool(pos.board[d]) and d != o)
+        promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+        text += _san_origin(pos, c, piece.is_pawn and not shogi, capture, square)
+        text += "x" if capture else ("-" if shogi else "")
+        text += square(d)
+        if promo:
+            new = _letter(table, pos, promo)
+            old = _letter(table, pos, mover)
+            if new == "+" + old:
+                text += "+" if shogi else "=" + new.upper()
+            elif old == "+" + new:
+                text += "-" if shogi else "=" + new.upper()
+            else:
+                text += "=" + new.upper()
+        elif shogi and kind == NORMAL and pos.promotion_offered(c):
+            text += "="
+        if gate:
+            text += "/" + upper(gate)
+    if shogi:
+        return text
+    pos.push_code(c, keep_key=False)
+    try:
+        if pos.is_check():
+            text += "+" if pos.legal_codes() else "#"
+    finally:
+        pos.pop_code()
+    return text
+
+
+def _san_letter(pos: Position, table: Mapping[str, str], type_index: int, shogi: bool) -> str:
+    """A piece's letter in Fairy-Stockfish's SAN: its synonym where it has one, else its FEN
+    letter, in uppercase (`+P` for a promoted Shogi piece)."""
+    piece_id = pos.t.type_ids[type_index]
+    synonym = pos.variant.fsf_san.get(piece_id)
+    if synonym is not None and not shogi:
+        return synonym.upper()
+    return _letter(table, pos, type_index).upper()
+
+
+def _san_origin(
+    pos: Position, c: int, pawn: bool, capture: bool, square: Callable[[int], str]
+) -> str:
+    """The origin's file, rank or square where Fairy-Stockfish writes it: a pawn's file when
+    it captures (or promotes off its file), else only when another piece of the type could
+    go to the same square (the whole square in Shogi notation)."""
+    geo = pos.t.geo
+    o = c & 0xFF
+    d = (c >> 8) & 0xFF
+    shogi = pos.variant.notation == "shogi"
+    name = square(o)
+    file_part = name[0] if not shogi else name
+    if pawn:
+        straight = geo.file_of(o) == geo.file_of(d)
+        promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
+        if capture or (promo and (not straight or o == d)):
+            return geo.name(o)[0]
+    mover = pos.board[o]
+    others = {
+        x & 0xFF
+        for x in pos.legal_codes()
+        if (x >> 8) & 0xFF == d
+        and x & 0xFF != o
+        and (x >> KIND_SHIFT) & KIND_MASK in (NORMAL, EP)
+        and pos.board[x & 0xFF] == mover
+    }
+    if not others:
+        return ""
+    if shogi:
+        return name
+    if all(geo.file_of(x) != geo.file_of(o) for x in others):
+        return file_part
+    if all(geo.rank_of(x) != geo.rank_of(o) for x in others):
+        return name[1:]
+    return name

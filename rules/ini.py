@@ -2293,6 +2293,7 @@ VARIANT_WRITTEN = frozenset(
         "fsf_variant",
         "fsf_letters",
         "pgn_variant",
+        "fsf_san",
         "fsf_aliases",
         "black_setup",
         "flying_general",

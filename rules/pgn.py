@@ -1,38 +1,41 @@
-"""PGN for the games other tools can read: chess, and Grand Chess as variant servers and
-Fairy-Stockfish write it (`[Variant "Grand"]`, a `FEN` tag, their letters: Chancellor `C`
-for our Marshal, Archbishop `A` for our Cardinal).
+"""PGN for the games other tools read: every variant Fairy-Stockfish knows (a variant with a
+`[fairy-stockfish]` table, a player's too), as the variant servers and Fairy-Stockfish write
+it: a `[Variant]` tag (the table's `pgn`, else its variant id; none for chess), a `[FEN]`
+tag in Fairy-Stockfish's FEN of the start (always outside chess, as the servers write it),
+and the moves in the notation Fairy-Stockfish writes by default (`rules.fsf.san`: SAN with
+its letters, Western notation with numbers for the Shogi games).
 
-Moves are SAN (`notation.format_short(..., pgn=True)`: `Nf3`, `exd5`, `e8=Q`, `O-O`, `+`,
-`#`); the record of spec §6 stays the format for every variant.
+`read_pgn` reads such a PGN back to the game; the record of spec §6 stays the format for
+every variant.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from rules import fsf
+from rules.errors import IllegalMoveError
 from rules.game import Game
-from rules.notation import Letters, format_short
 from rules.postext import parse_position
+from rules.variant import Variant
 
-
-@dataclass(frozen=True, slots=True)
-class PgnDialect:
-    variant_tag: str | None  # None: standard chess, no Variant tag
-    letters: Mapping[str, str]  # piece id -> letters where they differ from ours
-
-
-DIALECTS: Mapping[str, PgnDialect] = {
-    "chess": PgnDialect(None, {}),
-    "grand": PgnDialect("Grand", {"marshal": "C", "cardinal": "A"}),
-}
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 
 
-def has_pgn(variant_id: str) -> bool:
-    """Whether other tools read this variant's games as PGN (the variant, not options)."""
-    return variant_id in DIALECTS
+def has_pgn(variant: Variant) -> bool:
+    """Whether other tools read this variant's games as PGN: Fairy-Stockfish knows it (its
+    `[fairy-stockfish] variant`) and no option changes it."""
+    return variant.fsf_variant is not None and not variant.options
+
+
+def variant_tag(variant: Variant) -> str | None:
+    """The `[Variant]` tag of the variant's PGN: the servers' name, else Fairy-Stockfish's
+    id; None for chess, which has none."""
+    if variant.fsf_variant in (None, "chess"):
+        return None
+    return variant.pgn_variant or variant.fsf_variant
 
 
 def _escape(value: str) -> str:
@@ -40,30 +43,32 @@ def _escape(value: str) -> str:
 
 
 def format_pgn(game: Game, tags: Mapping[str, str], result: str = "*") -> str:
-    """The game as PGN (export format: the seven tag roster first, SAN moves wrapped at 80
-    columns, the result at the end). `tags` may give any of the seven and others; `result`
-    is one of `1-0`, `0-1`, `1/2-1/2`, `*`."""
-    dialect = DIALECTS.get(game.variant.id)
-    if dialect is None or game.variant.options:
-        raise ValueError(f"{game.variant.name} games have no PGN form other tools read")
+    """The game as PGN (export format: the seven tag roster first, then `Variant`, `FEN`
+    and `SetUp` where they apply and the other `tags`, the moves wrapped at 80 columns, the
+    result at the end). `result` is one of `1-0`, `0-1`, `1/2-1/2`, `*`."""
+    variant = game.variant
+    if not has_pgn(variant):
+        raise ValueError(f"{variant.name} games have no PGN form other tools read")
     if result not in RESULTS:
         raise ValueError(f"a PGN result is one of {', '.join(RESULTS)}, not {result!r}")
-    letters = Letters({p.id: dialect.letters.get(p.id, p.letters) for p in game.variant.pieces})
     defaults = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "-"}
     roster = {**defaults, "White": "?", "Black": "?", **tags, "Result": result}
     lines = [f'[{key} "{_escape(roster[key])}"]' for key in SEVEN_TAGS]
     extra = {k: v for k, v in tags.items() if k not in SEVEN_TAGS}
-    start = parse_position(game.variant, game.start_text)
-    if dialect.variant_tag is not None:
-        extra = {"Variant": dialect.variant_tag, **extra}
-        extra["FEN"] = _fen(game.start_text, letters, game)
+    pos = parse_position(variant, game.start_text)
+    table = fsf.letters(variant)
+    start = fsf.fen(pos)
+    tag = variant_tag(variant)
+    if tag is not None:
+        extra = {"Variant": tag, **extra}
+    if tag is not None or start != fsf.fen(parse_position(variant, Game(variant).start_text)):
+        extra["FEN"] = start
         extra["SetUp"] = "1"
     lines += [f'[{key} "{_escape(value)}"]' for key, value in extra.items()]
     tokens = []
-    pos = start
     for index, played in enumerate(game.history):
         code = pos.to_code(played.move)
-        san = format_short(pos, code, letters=letters, pgn=True)
+        san = fsf.san(pos, code, table)
         # A move number stays on the line of its move.
         tokens.append(f"{index // 2 + 1}. {san}" if index % 2 == 0 else san)
         pos.push_code(code)
@@ -71,16 +76,37 @@ def format_pgn(game: Game, tags: Mapping[str, str], result: str = "*") -> str:
     return "\n".join(lines) + "\n\n" + _wrap(tokens) + "\n"
 
 
-def _fen(text: str, letters: Letters, game: Game) -> str:
-    """A position text in the tools' letters (our text is FEN for these variants)."""
-    swap: dict[str, str | int | None] = {}
-    for p in game.variant.pieces:
-        theirs = letters.of(p.id)
-        if theirs != p.letters and len(p.letters) == 1:
-            swap[p.letters] = theirs
-            swap[p.letters.lower()] = theirs.lower()
-    fields = text.split()
-    return " ".join([fields[0].translate(str.maketrans(swap)), *fields[1:6]])
+TAG_RE = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$', re.MULTILINE)
+MOVE_NUMBER_RE = re.compile(r"^\d+\.+$")
+
+
+def pgn_tags(text: str) -> dict[str, str]:
+    """The tag pairs of a PGN (unescaped)."""
+    return {m.group(1): re.sub(r"\\(.)", r"\1", m.group(2)) for m in TAG_RE.finditer(text)}
+
+
+def read_pgn(variant: Variant, text: str) -> Game:
+    """A PGN that `format_pgn` wrote (or a server, in the same notation) read back to the
+    game of `variant`: each move is the legal move whose Fairy-Stockfish notation it is.
+    Comments, variations and a `FEN` start other than the variant's are not read (ValueError
+    for the last); IllegalMoveError names the first move that is not legal."""
+    tags = pgn_tags(text)
+    game = Game(variant)
+    if "FEN" in tags and tags["FEN"] != fsf.fen(game.position):
+        raise ValueError("a PGN from a start other than the variant's is not read")
+    body = TAG_RE.sub("", text)
+    table = fsf.letters(variant)
+    for token in body.split():
+        if MOVE_NUMBER_RE.fullmatch(token) or token in RESULTS:
+            continue
+        token = re.sub(r"^\d+\.+", "", token)
+        pos = game.position
+        by_san = {fsf.san(pos, c, table): c for c in pos.legal_codes()}
+        code = by_san.get(token)
+        if code is None:
+            raise IllegalMoveError(token, "no legal move is written so in Fairy-Stockfish's SAN")
+        game.play_move(pos.to_move(code))
+    return game
 
 
 def _wrap(tokens: list[str], width: int = 79) -> str:
@@ -96,4 +122,4 @@ def _wrap(tokens: list[str], width: int = 79) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["DIALECTS", "format_pgn", "has_pgn"]
+__all__ = ["format_pgn", "has_pgn", "pgn_tags", "read_pgn", "variant_tag"]

@@ -427,6 +427,9 @@ class Variant:
     """Piece id -> Fairy-Stockfish's letter, where it is not ours in lowercase."""
     pgn_variant: str | None = None
     """The PGN `[Variant]` tag the variant servers write for this game."""
+    fsf_san: Mapping[str, str] = field(default_factory=dict)
+    """Piece id -> the letter Fairy-Stockfish's SAN writes where it is not its FEN letter
+    (a synonym: Xiangqi's Elephant `e`, written `b` in FEN)."""
     fsf_aliases: tuple[str, ...] = ()
     random_setup: RandomSetup | None = None
     """`[setup.random]`: the start array is drawn when a game starts and pinned to it as the
@@ -1620,7 +1623,7 @@ def _build_fsf(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> dict[st
     key = "fairy-stockfish"
     if not isinstance(raw, dict):
         raise VariantError(source, key, "must be a table with variant, letters and pgn")
-    unknown = set(raw) - {"variant", "letters", "pgn", "aliases"}
+    unknown = set(raw) - {"variant", "letters", "pgn", "aliases", "san"}
     if unknown:
         raise VariantError(source, f"{key}.{sorted(unknown)[0]}", "unknown key")
     out: dict[str, Any] = {}
@@ -1630,20 +1633,23 @@ def _build_fsf(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> dict[st
             if not isinstance(value, str) or not value or len(value) > 40:
                 raise VariantError(source, f"{key}.{field_name}", "must be a short text")
             out[attr] = value
-    table = raw.get("letters", {})
-    if not isinstance(table, dict):
-        raise VariantError(source, f"{key}.letters", 'a table of piece ids: { horse = "n" }')
-    for pid, letter in table.items():
-        if pid not in by_id:
-            raise VariantError(source, f"{key}.letters.{pid}", f"unknown piece {pid!r}")
-        if not isinstance(letter, str) or not FSF_LETTER_RE.fullmatch(letter):
+    for field_name, attr in (("letters", "fsf_letters"), ("san", "fsf_san")):
+        table = raw.get(field_name, {})
+        if not isinstance(table, dict):
             raise VariantError(
-                source,
-                f"{key}.letters.{pid}",
-                "one lowercase letter, or + and a letter for a promoted piece ('+p')",
+                source, f"{key}.{field_name}", 'a table of piece ids: { horse = "n" }'
             )
-    if table:
-        out["fsf_letters"] = dict(table)
+        for pid, letter in table.items():
+            if pid not in by_id:
+                raise VariantError(source, f"{key}.{field_name}.{pid}", f"unknown piece {pid!r}")
+            if not isinstance(letter, str) or not FSF_LETTER_RE.fullmatch(letter):
+                raise VariantError(
+                    source,
+                    f"{key}.{field_name}.{pid}",
+                    "one lowercase letter, or + and a letter for a promoted piece ('+p')",
+                )
+        if table:
+            out[attr] = dict(table)
     aliases = raw.get("aliases", [])
     if (
         not isinstance(aliases, list)

@@ -991,12 +991,14 @@ class GameService:
         guild_id: int | None = None,
         user_id: int | None = None,
     ) -> RecordFile | None:
-        """The game as PGN, for the variants other tools read (chess, Grand Chess); None
-        for the others."""
+        """The game as PGN, for the variants other tools read (every variant Fairy-Stockfish
+        knows, `rules.pgn`); None for the others."""
         game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
-        if not has_pgn(game.variant_id) or game.options:
+        if game.options:
             return None
         rules_game = await self._rules(game)
+        if not has_pgn(rules_game.variant):
+            return None
         white, black = await self.names_of(game)
         date = dt.datetime.fromtimestamp(game.created_at, dt.UTC).strftime("%Y.%m.%d")
         result = "*"
@@ -1011,7 +1013,7 @@ class GameService:
         }
         if not game.is_active:
             tags["Termination"] = self._ending(game)
-        text = format_pgn(rules_game, tags, result)
+        text = await off_loop(format_pgn, rules_game, tags, result)
         return RecordFile(f"fairypost-{game.id}-{game.variant_id}.pgn", text)
 
     # ------------------------------------------------------------------ views

@@ -1,5 +1,6 @@
-"""PGN for chess and Grand Chess: the export format other tools read, SAN that reads back
-to the same game, Grand Chess in the letters and tags of variant servers."""
+"""PGN for every variant Fairy-Stockfish knows: the export format other tools read, moves
+as pyffish 0.0.90 writes them (data/fsf-san.tsv, from `tests.rules.fsf_san`), the tags of
+the variant servers, and PGN that reads back to the same game."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rules import Game
+from rules import Game, fsf
 from rules.notation import Letters, parse
-from rules.pgn import format_pgn, has_pgn
+from rules.pgn import format_pgn, has_pgn, pgn_tags, read_pgn
 from rules.postext import parse_position
+from rules.variant import load_variant
 from tests.rules.conftest import record_moves
 
 RECORDS = Path(__file__).resolve().parent / "games"
@@ -78,6 +80,52 @@ def test_grand_chess_tags_and_letters() -> None:
     assert (
         '[FEN "r8r/1nbqkcabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R w - - 0 1"]' in text
     )
-    assert has_pgn("grand") and has_pgn("chess") and not has_pgn("bigorra")
+    assert has_pgn(load_variant("grand")) and has_pgn(load_variant("chess"))
+    assert not has_pgn(load_variant("bigorra"))
     with pytest.raises(ValueError, match="no PGN form"):
         format_pgn(Game.new("bigorra"), {})
+
+
+SAN_TABLE = Path(__file__).resolve().parent / "data" / "fsf-san.tsv"
+SAN_ROWS = [line.split("\t") for line in SAN_TABLE.read_text().splitlines()[1:]]
+
+
+@pytest.mark.parametrize(("variant_id", "moves", "san"), SAN_ROWS, ids=[r[0] for r in SAN_ROWS])
+def test_san_as_fairy_stockfish_writes_it(variant_id: str, moves: str, san: str) -> None:
+    game = Game.new(variant_id)
+    pos = game.position.copy()
+    table = fsf.letters(game.variant)
+    ours = []
+    for uci in moves.split():
+        code = fsf.uci_moves(pos)[uci]
+        ours.append(fsf.san(pos, code, table))
+        pos.push_code(code)
+    assert ours == san.split()
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "tag"),
+    [
+        ("xiangqi", "Xiangqi"),
+        ("shogi", "Shogi"),
+        ("crazyhouse", "Crazyhouse"),
+        ("seirawan", "Seirawan"),
+        ("janggi", "Janggi"),
+        ("grand", "Grand"),
+        ("chess", None),
+        ("almost", "almost"),
+    ],
+)
+def test_pgn_reads_back_to_the_game(variant_id: str, tag: str | None) -> None:
+    row = next(r for r in SAN_ROWS if r[0] == variant_id)
+    game = Game.replay(variant_id, (), row[1].split())
+    text = format_pgn(game, {"White": "a", "Black": "b"}, "*")
+    tags = pgn_tags(text)
+    assert tags.get("Variant") == tag
+    if tag is None:
+        assert "FEN" not in tags
+    else:
+        assert tags["FEN"] == fsf.fen(Game.new(variant_id).position) and tags["SetUp"] == "1"
+    back = read_pgn(game.variant, text)
+    assert [p.move for p in back.history] == [p.move for p in game.history]
+    assert back.position_text == game.position_text
