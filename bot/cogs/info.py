@@ -46,7 +46,8 @@ class Info(commands.Cog):
         )
 
     @app_commands.command(
-        name="history", description="The game record, a PGN (chess, Grand Chess) and a replay"
+        name="history",
+        description="The game record, a PGN (variants Fairy-Stockfish knows) and a replay",
     )
     @app_commands.describe(game="The game number (only needed outside the game's thread)")
     async def history(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:

@@ -105,7 +105,10 @@ class Play(commands.Cog):
 
     @app_commands.command(name="board", description="Show the current position")
     @app_commands.describe(
-        own_side="Show it from your side", private="Show it only to you", game=GAME
+        own_side="Show it from your side",
+        private="Show it only to you",
+        game=GAME,
+        fen="Give the position as a FEN that Fairy-Stockfish reads, too",
     )
     async def board(
         self,
@@ -113,8 +116,20 @@ class Play(commands.Cog):
         own_side: bool = False,
         private: bool = False,
         game: int | None = None,
+        fen: bool = False,
     ) -> None:
         await defer_first(interaction, ephemeral=private)
+        if fen:
+            fsf_variant, text = await self.bot.service.fen(
+                channel_id=interaction.channel_id or 0,
+                game_id=game,
+                guild_id=interaction.guild_id,
+                user_id=interaction.user.id,
+            )
+            await interaction.followup.send(
+                f"Fairy-Stockfish (UCI_Variant `{fsf_variant}`):\n```\n{text}\n```",
+                ephemeral=private,
+            )
         view = await self.bot.service.board(
             channel_id=interaction.channel_id or 0,
             user_id=interaction.user.id,

@@ -57,7 +57,7 @@ from bot.service.offload import off_loop, within
 from bot.service.pictures import Pictures
 from bot.service.ratings import RatingService
 from bot.service.variants import VariantService
-from rules import ENGINE_VERSION
+from rules import ENGINE_VERSION, fsf
 from rules.errors import RulesError
 from rules.game import Game as RulesGame
 from rules.game import LegalMove
@@ -982,6 +982,26 @@ class GameService:
         text = format_record(rules_game, headers, result=result)
         text += f"# position: {rules_game.position_text}\n"
         return RecordFile(f"fairypost-{game.id}-{variant_id}.txt", text)
+
+    async def fen(
+        self,
+        *,
+        channel_id: int,
+        game_id: int | None = None,
+        guild_id: int | None = None,
+        user_id: int | None = None,
+    ) -> tuple[str, str]:
+        """The current position as a FEN that Fairy-Stockfish reads, with its variant id
+        (every variant with a `[fairy-stockfish]` table, a player's too)."""
+        game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
+        rules_game = await self._rules(game)
+        variant = rules_game.variant
+        if variant.fsf_variant is None or game.options:
+            raise BadRequestError(
+                f"Fairy-Stockfish does not know {variant.name} (it has no [fairy-stockfish] "
+                "table), so it has no FEN there."
+            )
+        return variant.fsf_variant, await off_loop(fsf.fen, rules_game.position.copy())
 
     async def pgn(
         self,

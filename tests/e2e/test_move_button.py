@@ -231,3 +231,21 @@ async def test_history_offers_pgn_and_replay_after_a_resignation(
         assert '[Result "1-0"]' in pgn and '[White "alice"]' in pgn
         assert pgn.endswith("1. e4 e5 2. Nf3 Nc6 1-0\n")
         assert "PGN" in history.content and history.ephemeral
+
+
+async def test_board_fen_and_history_pgn_outside_chess(world: World, tmp_path: Path) -> None:
+    """Issue 28: Xiangqi's position as Fairy-Stockfish's FEN, its game as the servers' PGN."""
+    fake, alice, bob = world.fake, world.alice, world.bob
+    async with fairypost(fake, tmp_path / "fp.sqlite3"):
+        thread, _ = await start_game(world, "xiangqi", alice, bob)
+        for who, typed in [(alice, "h3e3"), (bob, "h10g8")]:
+            await play(fake, who, thread, typed)
+        shown = await (await fake.slash(alice, thread, "board", fen=True)).reply(WAIT)
+        assert "`xiangqi`" in shown.content
+        assert "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2" in (
+            shown.content
+        )
+        history = await (await fake.slash(alice, thread, "history")).reply(WAIT)
+        pgn = history.attachment("fairypost-1-xiangqi.pgn").data.decode()
+        assert '[Variant "Xiangqi"]' in pgn and '[FEN "rnbakabnr/9/1c5c1/' in pgn
+        assert "1. Che3 Hg8 *" in pgn
