@@ -60,11 +60,12 @@ PROCESS_NICE = 2
 _processes: list[ProcessPoolExecutor] = []
 
 
-def _start_process() -> None:
+def _start_process(parent: int) -> None:
+    """`parent` is the bot's pid, given by the bot: a worker spawned just as the bot was
+    killed starts as an orphan already, and must not take its new parent for the bot."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the bot stops its workers itself
     with contextlib.suppress(OSError):
         os.nice(PROCESS_NICE)
-    parent = os.getppid()
 
     def watch() -> None:
         """No worker outlives the bot (killed, it cannot stop its pool)."""
@@ -79,7 +80,11 @@ def _process_pool() -> ProcessPoolExecutor:
     if not _processes:
         # spawn: the bot has threads, which fork copies badly (as the engine's pool).
         context = multiprocessing.get_context("spawn")
-        _processes.append(ProcessPoolExecutor(1, mp_context=context, initializer=_start_process))
+        _processes.append(
+            ProcessPoolExecutor(
+                1, mp_context=context, initializer=_start_process, initargs=(os.getpid(),)
+            )
+        )
     return _processes[0]
 
 

@@ -88,14 +88,15 @@ class _Worker:
     table: TranspositionTable | None = None
 
 
-def _start_worker(megabytes: int) -> None:
+def _start_worker(megabytes: int, parent: int) -> None:
+    """`parent` is the bot's pid, given by the bot: a worker spawned just as the bot was
+    killed starts as an orphan already, and must not take its new parent for the bot."""
     _Worker.megabytes = megabytes
     # Ctrl-C in a terminal interrupts the whole process group: the bot stops the pool
     # itself, so a worker ignores it (else each prints a KeyboardInterrupt traceback).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
-    parent = os.getppid()
 
     def watch() -> None:
         """A worker outlives no bot: if the bot is killed (it cannot shut the pool down),
@@ -192,7 +193,7 @@ class SearchPool:
                 max_workers=self.workers,
                 mp_context=context,
                 initializer=_start_worker,
-                initargs=(self.table_megabytes,),
+                initargs=(self.table_megabytes, os.getpid()),
             )
         return self._executor
 
