@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 import pytest
 
@@ -18,6 +19,10 @@ from bot.service.effects import (
 )
 from storage import Storage
 from storage.models import EffectStatus, NewEffect
+
+RUN = os.getpid()
+"""Instance names are PostgreSQL advisory locks of the whole database: CI runs the suite of
+two Pythons at once, each in schemas of its own, so each run's names are its own."""
 
 
 @pytest.fixture
@@ -98,8 +103,8 @@ async def test_a_remembered_post_is_not_sent_again(
 
     registry.register("post", post)
     (effect,) = await storage.effects.add([NewEffect("post")], clock.now())
-    dead = EffectRunner(registry, clock, owner="dead")
-    (claimed,) = await storage.effects.claim("dead", clock.now())
+    dead = EffectRunner(registry, clock, owner=f"dead-{RUN}")
+    (claimed,) = await storage.effects.claim(f"dead-{RUN}", clock.now())
     run = EffectRun(dead, claimed)
     await run.post(lambda nonce: _send(sent, nonce))
     # ... killed here. A new process starts, holding the instance lock:
@@ -126,8 +131,8 @@ async def test_a_claim_of_a_live_worker_is_left_alone(
 
     registry.register("job", handler)
     await storage.effects.add([NewEffect("job")], clock.now())
-    assert await storage.hold_instance("other-process")  # it runs (PostgreSQL can tell)
-    await storage.effects.claim("other-process/effects", clock.now(), lease_seconds=60)
+    assert await storage.hold_instance(f"other-process-{RUN}")  # it runs (PostgreSQL can tell)
+    await storage.effects.claim(f"other-process-{RUN}/effects", clock.now(), lease_seconds=60)
     runner = EffectRunner(registry, clock)
     await runner.resume(exclusive=False)  # another process may be alive: keep its claim
     assert await runner.run_due() == 0
@@ -149,8 +154,8 @@ async def test_a_dead_process_claims_are_taken_over_at_once_on_postgresql(
 
     registry.register("job", handler)
     await storage.effects.add([NewEffect("job"), NewEffect("job")], clock.now())
-    await storage.effects.claim("dead-process/effects", clock.now(), lease_seconds=300)
-    runner = EffectRunner(registry, clock, owner="live-process/effects")
+    await storage.effects.claim(f"dead-process-{RUN}/effects", clock.now(), lease_seconds=300)
+    runner = EffectRunner(registry, clock, owner=f"live-process-{RUN}/effects")
     if storage.dialect == "postgresql":
         assert await runner.run_due() == 2 and runner.taken_over == 2
     else:
@@ -165,7 +170,7 @@ async def test_a_long_handler_keeps_its_claim(
 ) -> None:
     """The runner renews its leases while a handler works: nobody else takes the effect
     after `lease_seconds`, however long the handler takes."""
-    other = EffectRunner(registry, clock, owner="other/effects", lease_seconds=3)
+    other = EffectRunner(registry, clock, owner=f"other-{RUN}/effects", lease_seconds=3)
     seen: list[int] = []
 
     async def slow(run: EffectRun) -> None:
@@ -175,8 +180,8 @@ async def test_a_long_handler_keeps_its_claim(
 
     registry.register("slow", slow)
     await storage.effects.add([NewEffect("slow")], clock.now())
-    assert await storage.hold_instance("me")  # alive (else PostgreSQL would take it over)
-    runner = EffectRunner(registry, clock, owner="me/effects", lease_seconds=3)
+    assert await storage.hold_instance(f"me-{RUN}")  # alive (else PostgreSQL would take it over)
+    runner = EffectRunner(registry, clock, owner=f"me-{RUN}/effects", lease_seconds=3)
     assert await runner.run_due() == 1
     assert seen == [0]  # the other runner found nothing to take
 

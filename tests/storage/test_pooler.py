@@ -130,7 +130,7 @@ async def test_pgbouncer_in_session_mode_carries_the_bot() -> None:
             plies = await asyncio.gather(*(play(stores[k % 2], g.id) for k, g in enumerate(games)))
             assert plies == [1, 1, 1, 1]
             assert a.writer.calls + b.writer.calls == 4  # each in one call
-            assert await a.hold_instance("pooled-a")
+            assert await a.hold_instance(f"pooled-a-{os.getpid()}")
             await a.effects.add([], T0)
             assert await b.effects.release_dead(T0) == 0
         finally:
