@@ -13,6 +13,8 @@ from bot.service import GameService, ManualClock, consequences
 from bot.service.effects import EffectRegistry, EffectRun, EffectRunner
 from bot.service.engine import STORAGE_ENGINE
 from bot.service.models import UserRef
+from bot.service.variants import ANNOUNCE
+from bot.service.variants import install as install_variants
 from storage import Storage
 from tests.postgres import temporary_schema
 
@@ -138,3 +140,19 @@ async def start_game(
     game = await service.accept_challenge(view.challenge.id, black)
     await service.attach_thread(game.game.id, thread)
     return game.game.id
+
+
+def announcing_runner(
+    storage: Storage, clock: ManualClock
+) -> tuple[EffectRunner, list[dict[str, object]]]:
+    """An effect runner for variant definitions and imports whose announcements are kept in
+    the returned list (their payloads), as the channel would see them."""
+    registry = EffectRegistry(storage)
+    install_variants(registry)
+    announced: list[dict[str, object]] = []
+
+    async def announce(run: EffectRun) -> None:
+        announced.append(dict(run.effect.payload))
+
+    registry.register(ANNOUNCE, announce)
+    return EffectRunner(registry, clock, owner="test"), announced

@@ -26,7 +26,7 @@ from bot.replies import refusal
 from bot.service import GameService, ManualClock, limits
 from bot.service.analysis import AnalysisService
 from bot.service.conditional import ConditionalService
-from bot.service.effects import EffectRegistry, EffectRun, EffectRunner
+from bot.service.effects import EffectRunner
 from bot.service.inputs import MAX_OPTION_LENGTH, odd_text, player_name
 from bot.service.models import UserRef
 from bot.service.moderation import Moderation, Verdict
@@ -34,7 +34,6 @@ from bot.service.opponent import OpponentService
 from bot.service.searchpool import SearchPool
 from bot.service.tournaments import TournamentService
 from bot.service.variants import ANNOUNCE, UnchangedVariantError
-from bot.service.variants import install as install_variants
 from bot.ui.embeds import challenge_embed, game_embed, rules_embed
 from bot.ui.format import plain, shown
 from bot.ui.tournaments import game_post_text, signup_embed
@@ -42,7 +41,16 @@ from rules.errors import VariantError
 from rules.variant import definition_digest
 from storage import Storage
 from storage.copy import _tables
-from tests.bot.conftest import ANN, BOB, CHANNEL, EVE, GUILD, TINY_CHESS, start_game
+from tests.bot.conftest import (
+    ANN,
+    BOB,
+    CHANNEL,
+    EVE,
+    GUILD,
+    TINY_CHESS,
+    announcing_runner,
+    start_game,
+)
 from tests.hostile import REFUSED, SHOWN, maximal_variant
 
 OTHER_GUILD = GUILD + 1
@@ -453,15 +461,7 @@ async def test_conditional_lines_per_minute(service: GameService, storage: Stora
 async def test_variant_definitions_per_hour_and_identical_files(
     service: GameService, storage: Storage, clock: ManualClock
 ) -> None:
-    registry = EffectRegistry(storage)
-    install_variants(registry)
-    announced: list[dict[str, object]] = []
-
-    async def announce(run: EffectRun) -> None:
-        announced.append(dict(run.effect.payload))
-
-    registry.register(ANNOUNCE, announce)
-    runner = EffectRunner(registry, clock, owner="test")
+    runner, announced = announcing_runner(storage, clock)
 
     async def define(text: str) -> object:
         return await service.variants.define(

@@ -7,16 +7,13 @@ from __future__ import annotations
 import pytest
 
 from bot.service import GameService, ManualClock, limits
-from bot.service.effects import EffectRegistry, EffectRun, EffectRunner
 from bot.service.errors import BadRequestError
 from bot.service.privacy import Privacy
-from bot.service.variants import ANNOUNCE
-from bot.service.variants import install as install_variants
 from bot.ui.embeds import defined_embed, gallery_embed, variant_list_embed
 from storage import Storage
 from storage.check import check_database
 from storage.variants import SHARE_ALPHABET, SHARE_CODE_LENGTH
-from tests.bot.conftest import ANN, BOB, EVE, GUILD, TINY_CHESS, TINY_CHESS_V2
+from tests.bot.conftest import ANN, BOB, EVE, GUILD, TINY_CHESS, TINY_CHESS_V2, announcing_runner
 
 OTHER, THIRD = 910, 920
 
@@ -132,15 +129,7 @@ async def test_a_taken_id_or_name_is_refused_by_name(service: GameService) -> No
 async def test_imports_count_as_definitions_and_are_announced(
     service: GameService, storage: Storage, clock: ManualClock
 ) -> None:
-    registry = EffectRegistry(storage)
-    install_variants(registry)
-    announced: list[dict[str, object]] = []
-
-    async def announce(run: EffectRun) -> None:
-        announced.append(dict(run.effect.payload))
-
-    registry.register(ANNOUNCE, announce)
-    runner = EffectRunner(registry, clock, owner="test")
+    runner, announced = announcing_runner(storage, clock)
     codes = []
     for i in range(limits.VARIANT_DEFINITIONS_PER_HOUR):
         text = TINY_CHESS.replace('"tiny"', f'"tiny{i}"').replace("Tiny Chess", f"Tiny {i}")
