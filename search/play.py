@@ -4,7 +4,7 @@ books' notation out, with its evaluation."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules.game import Game
 from rules.moves import Move
@@ -83,21 +83,21 @@ def best_move(
     seed: int = 0,
     tt: TranspositionTable | None = None,
     should_stop: Callable[[], bool] | None = None,
+    deadline: float | None = None,
 ) -> EngineMove | None:
     """The move the engine plays at `level_number`; None when the game is over.
     `movetime` (seconds; `math.inf` for none), `nodes` and `depth` override the level's
-    budget; `seed` makes the low levels' deliberate imperfection reproducible."""
+    budget; `deadline` (a `time.monotonic` moment) is when the move is due whatever the
+    budget, for a caller that spent time before asking; `seed` makes the low levels'
+    deliberate imperfection reproducible."""
     if game.outcome() is not None:
         return None
-    limits = level(level_number).limits(movetime=movetime, seed=seed)
+    limits = replace(level(level_number).limits(movetime=movetime, seed=seed), deadline=deadline)
     if nodes is not None or depth is not None:
-        limits = Limits(
+        limits = replace(
+            limits,
             depth=depth if depth is not None else limits.depth,
             nodes=nodes if nodes is not None else limits.nodes,
-            movetime=limits.movetime,
-            margin=limits.margin,
-            temperature=limits.temperature,
-            seed=seed,
         )
     result = think(game, limits, tt=tt, should_stop=should_stop)
     if result.move is None:

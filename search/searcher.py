@@ -10,8 +10,12 @@ engine's own positions.
 - every ending scored through the rules: checkmate and royal capture as mate at its
   distance, stalemate as a draw or as a loss on points (Bat games), succession simply as
   the legal moves the rules engine lists, the move-count rule and repetitions as draws;
-- a budget of nodes and time checked as it goes: when it runs out, the best move of the
-  deepest search so far is played (never none, never an illegal one).
+- a budget of nodes and time checked every few nodes against a deadline (a moment, so that
+  whatever came before the search, a worker's cold start included, counts in it): when it
+  runs out, the best move of the deepest search so far is played (never none, never an
+  illegal one). Depth 1 always completes: the root moves it had no time for are scored
+  by a glance (the ending they make, else the static evaluation), so a mate in one is
+  found on any board within any budget.
 """
 
 from __future__ import annotations
@@ -48,7 +52,9 @@ QCHECK_PLIES = (
     1  # quiescence plies in which a check is answered by every evasion (mates at the horizon)
 )
 DELTA_MARGIN = 200
-CHECK_EVERY = 512  # nodes between two looks at the clock
+CLOCK_EVERY = 4  # nodes between two looks at the clock (a big board's node: ~1 ms)
+POLL_EVERY = 64  # nodes between two calls of `should_stop` (a cancel; may be a syscall)
+GLANCE_RESERVE = 0.02  # share of the time kept back for glancing at the root moves
 
 KIND_SHIFT = MC.KIND_SHIFT
 PROMO_SHIFT = MC.PROMO_SHIFT
@@ -60,12 +66,22 @@ class Stop(Exception):
     """The budget ran out or the caller cancelled: unwind to the root."""
 
 
+class Cancelled(Stop):
+    """The caller no longer wants the move (`should_stop`): nothing more is worth doing."""
+
+
+Clock = Callable[[], float]
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """A search budget. `movetime` is in seconds; None means no limit of that kind.
-    `margin` and `temperature` make the choice at the root deliberately imperfect (the
-    low levels): any move within `margin` centipawns of the best may be played, the
-    better ones more often. A forced mate is always played."""
+    """A search budget. `movetime` is in seconds from the start of the search; `deadline`
+    is a moment on the searcher's clock (`time.monotonic` unless another is given) by which
+    the move is due, so time spent before the search (a worker starting, a game replayed)
+    counts; with both, the earlier wins. None means no limit of that kind. `margin` and
+    `temperature` make the choice at the root deliberately imperfect (the low levels): any
+    move within `margin` centipawns of the best may be played, the better ones more often.
+    A forced mate is always played."""
 
     depth: int = 64
     nodes: int | None = None
@@ -73,6 +89,7 @@ class Limits:
     margin: int = 0
     temperature: float = 0.0
     seed: int = 0
+    deadline: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +156,9 @@ class Searcher:
         tt: TranspositionTable | None = None,
         history: Iterable[int] = (),
         evaluation: EvalTables | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
+        self.clock = clock
         self.pos = position.copy()
         pos = self.pos
         variant = pos.variant
@@ -164,8 +183,10 @@ class Searcher:
         self.hist: list[int] = [0] * (1 << 17)
         self.nodes = 0
         self.max_nodes = 1 << 62
-        self.next_check = CHECK_EVERY
+        self.next_check = CLOCK_EVERY
+        self.next_poll = POLL_EVERY
         self.deadline = math.inf
+        self.stop_at = math.inf  # the deadline less the glances' reserve
         self.should_stop: Callable[[], bool] | None = None
         self.start = 0.0
         self.mg, self.eg, self.ph = self.et.board_terms(pos)
@@ -177,13 +198,16 @@ class Searcher:
     # ------------------------------------------------------------------ budget
 
     def _check(self) -> None:
-        if self.nodes >= self.max_nodes:
+        """Called every few nodes: a node of a big board can cost a millisecond, so the
+        clock is read often (a tenth of a microsecond); the caller's `should_stop` less
+        often."""
+        if self.nodes >= self.max_nodes or self.clock() >= self.stop_at:
             raise Stop
-        if time.monotonic() >= self.deadline:
-            raise Stop
-        if self.should_stop is not None and self.should_stop():
-            raise Stop
-        self.next_check = min(self.nodes + CHECK_EVERY, self.max_nodes)
+        if self.should_stop is not None and self.nodes >= self.next_poll:
+            self.next_poll = self.nodes + POLL_EVERY
+            if self.should_stop():
+                raise Cancelled
+        self.next_check = min(self.nodes + CLOCK_EVERY, self.max_nodes)
 
     # ------------------------------------------------------------------ make / unmake
 
@@ -468,11 +492,20 @@ class Searcher:
     ) -> SearchResult:
         """Search within `limits` and return the move to play."""
         pos = self.pos
-        self.start = time.monotonic()
+        self.start = self.clock()
         self.nodes = 0
         self.max_nodes = limits.nodes if limits.nodes is not None else 1 << 62
-        self.next_check = min(CHECK_EVERY, self.max_nodes)
-        self.deadline = self.start + limits.movetime if limits.movetime is not None else math.inf
+        self.next_check = min(CLOCK_EVERY, self.max_nodes)
+        self.next_poll = POLL_EVERY
+        self.deadline = min(
+            self.start + limits.movetime if limits.movetime is not None else math.inf,
+            limits.deadline if limits.deadline is not None else math.inf,
+        )
+        self.stop_at = (
+            self.deadline - GLANCE_RESERVE * max(0.0, self.deadline - self.start)
+            if self.deadline < math.inf
+            else math.inf
+        )
         self.should_stop = should_stop
         moves = pos.legal_codes()
         if pos.decided() is not None:
@@ -513,12 +546,17 @@ class Searcher:
                     ordered.sort(key=lambda c: scores.get(c, -INF), reverse=True)
                     if abs(score) >= MATE_BOUND and depth >= MATE - abs(score):
                         break  # a forced mate seen to its end: deeper adds nothing
-                    if limits.movetime is not None and self._elapsed() > 0.55 * limits.movetime:
+                    if self._elapsed() > 0.55 * (self.deadline - self.start):
                         break  # the next depth would not finish in time
-        except Stop:
+        except Cancelled:
             pass
+        except Stop:
+            if not iterations:
+                iterations.append(self._finish_depth_one(ordered, scores))
+                if on_iteration is not None:
+                    on_iteration(iterations[-1])
         if not iterations:
-            # Not even depth 1 finished: the best-ordered move (captures first) is legal.
+            # Cancelled before depth 1 finished: nobody waits for the move, any legal one does.
             first = ordered[0]
             return SearchResult(first, self.static(), 0, self.nodes, self._elapsed(), (first,))
         last = iterations[-1]
@@ -550,6 +588,39 @@ class Searcher:
     _improved: tuple[int, int] | None = None
     _exact: dict[int, int]
     _completed_exact: dict[int, int]
+
+    def _finish_depth_one(self, ordered: list[int], scores: dict[int, int]) -> Iteration:
+        """Depth 1 ran out of budget (a big board, a tiny budget, a slow start): the root
+        moves it did not reach are glanced at, so that every move has a score and a mate in
+        one is never missed. A glance is not a search node (it is not counted as one): it
+        costs a make, an evaluation and an unmake, within the time kept back for it."""
+        glanced = {c: self._glance(c) for c in ordered if c not in scores}
+        scores.update(glanced)
+        move = max(ordered, key=lambda c: scores[c])  # the first of equals, in search order
+        self._improved = None
+        self._completed_exact = {**self._exact, **glanced}
+        return Iteration(1, scores[move], move, self.nodes, self._elapsed(), (move,))
+
+    def _glance(self, c: int) -> int:
+        """A root move scored without a search: the ending it makes (mate, a royal capture,
+        a rule's draw) or else the static evaluation."""
+        saved = (self.mg, self.eg, self.ph)
+        self._push(c)
+        try:
+            pos = self.pos
+            if self.royal_capture and pos.kings[pos.side] < 0:
+                return MATE - 1
+            if self.board_endings:
+                ended = pos.decided()
+                if ended is not None:
+                    return -outcome_score(ended, pos.side, 1)
+            if pos.halfmove >= self.move_rule_plies or self.rep.get(pos.hash, 0) > 1:
+                return DRAW
+            if pos.is_check() and not pos.legal_codes():
+                return -self._no_moves(1)
+            return -self.static()
+        finally:
+            self._pop(saved)
 
     def _root(
         self, depth: int, ordered: list[int], scores: dict[int, int], margin: int
@@ -622,7 +693,7 @@ class Searcher:
         return tuple(line)
 
     def _elapsed(self) -> float:
-        return time.monotonic() - self.start
+        return self.clock() - self.start
 
 
 def _choose(pool: list[tuple[int, int]], temperature: float, seed: int) -> tuple[int, int]:

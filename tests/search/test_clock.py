@@ -1,0 +1,142 @@
+"""Time is law: the search stops within its budget, deadline and cold start included, and
+depth 1 always completes, so a mate in one is found on every board at every level.
+
+No timing asserts: the searcher is given a clock that advances with the nodes searched, so
+the budget runs out at a known node and the tests say what the mechanism does with it (the
+wall-time overruns on a loaded machine are measured in benchmarks/bench_clock.py)."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.game import game_after
+from rules.position import Position
+from rules.postext import parse_position
+from rules.variant import variant_ids
+from search.levels import LEVELS, level
+from search.searcher import MATE, Limits, Searcher
+from tests.search.test_search import random_game
+
+BIGORRA_MATE_IN_ONE = (
+    "(mm)n(sq)12(sq)/cmz11m1/erj4k3e1a1(mm)/6(DW)5ss1n/s3-F10/3-12/-7-2tb2-/(sn)1+4p7+/"
+    "1-10C3/9+6/2++7+v1+1/+1L1++++1++1+E2/SES(HK)(AZ)SDSSPSNS(MM)S1/"
+    "1RNB(SH)(SN)PWW1(SN)(SH)B(SQ)R1/CMZVA2JQGHYVJ2/2(SQ)(MM)O2K2UM4 w - - 0 124"
+)
+"""Bigorra after 246 plies (engine play, then random Black moves): White mates in one
+(three ways) among 216 moves; depth 1 here takes about 800 nodes."""
+
+
+class NodeClock:
+    """A clock that reads `step` seconds per node searched: the budget runs out at a
+    known node whatever the machine's speed."""
+
+    def __init__(self, step: float, offset: float = 0.0) -> None:
+        self.step = step
+        self.offset = offset
+        self.searcher: Searcher | None = None
+
+    def __call__(self) -> float:
+        nodes = self.searcher.nodes if self.searcher is not None else 0
+        return self.offset + nodes * self.step
+
+
+def clocked(position: Position, step: float, offset: float = 0.0) -> tuple[Searcher, NodeClock]:
+    clock = NodeClock(step, offset)
+    searcher = Searcher(position, clock=clock)
+    clock.searcher = searcher
+    return searcher, clock
+
+
+def mates_in_one(position: Position) -> set[int]:
+    pos = position.copy()
+    found = set()
+    for c in pos.legal_codes():
+        pos.push_code(c, False)
+        if pos.is_check() and not pos.legal_codes():
+            found.add(c)
+        pos.pop_code()
+    return found
+
+
+def test_the_bigorra_position_has_a_mate_in_one() -> None:
+    pos = parse_position("bigorra", BIGORRA_MATE_IN_ONE)
+    assert len(mates_in_one(pos)) == 3
+
+
+def test_every_level_mates_in_one_in_bigorra_when_time_runs_out_within_depth_1() -> None:
+    """The budget runs out after 100 nodes, long before depth 1 is done: the moves it did
+    not reach are glanced at, the mate is among them, and no time is spent past the
+    budget."""
+    pos = parse_position("bigorra", BIGORRA_MATE_IN_ONE)
+    mates = mates_in_one(pos)
+    for number in sorted(LEVELS):
+        limits = level(number).limits()
+        assert limits.movetime is not None
+        searcher, clock = clocked(pos, limits.movetime / 100)
+        result = searcher.search(limits)
+        assert result.depth == 1
+        assert result.move in mates, number
+        assert result.mate_in == 1
+        assert clock() <= limits.movetime
+        assert searcher.nodes <= 100
+
+
+def test_a_deadline_already_passed_still_finds_the_mate() -> None:
+    """A cold start that ate the whole budget: the deadline is behind the search when it
+    starts, and depth 1 is all glances."""
+    game = game_after("chess", ["f2f3", "e7e5", "g2g4"])
+    searcher, clock = clocked(game.position, 0.01, offset=10.0)
+    result = searcher.search(Limits(deadline=5.0))
+    assert result.move is not None
+    assert result.score == MATE - 1
+    assert result.depth == 1
+    assert searcher.nodes <= 4
+    assert clock() <= 10.0 + 4 * 0.01
+
+
+def test_a_node_budget_of_one_still_finds_the_mate() -> None:
+    game = game_after("chess", ["f2f3", "e7e5", "g2g4"])
+    result = Searcher(game.position).search(Limits(nodes=1))
+    assert result.score == MATE - 1
+    assert result.nodes <= 1
+
+
+def test_the_deadline_and_the_movetime_the_earlier_wins() -> None:
+    game = random_game("chess", 20, 5)
+    for movetime, deadline, due in ((1.0, 0.5, 0.5), (0.3, 2.0, 0.3), (None, 0.4, 0.4)):
+        searcher, clock = clocked(game.position, 0.001)
+        result = searcher.search(Limits(movetime=movetime, deadline=deadline))
+        assert result.depth >= 1
+        assert clock() <= due
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    variant=st.sampled_from(variant_ids()),
+    plies=st.integers(min_value=0, max_value=60),
+    seed=st.integers(min_value=0, max_value=2**32),
+    budget_nodes=st.integers(min_value=1, max_value=1_500),
+    spent=st.floats(min_value=0.0, max_value=1.2),
+)
+def test_never_past_the_deadline(
+    variant: str, plies: int, seed: int, budget_nodes: int, spent: float
+) -> None:
+    """Any variant, any position, a budget of 1 to 1,500 nodes' worth of time of which a
+    share (`spent`, up to more than all of it) went before the search began: the search
+    returns a legal move from a complete depth 1 and reads the clock past the deadline by
+    at most the few nodes between two looks at it."""
+    game = random_game(variant, plies, seed)
+    legal = game.position.legal_codes() if game.outcome() is None else []
+    step = 1.0 / budget_nodes  # the budget is one second
+    searcher, clock = clocked(game.position, step, offset=spent)
+    result = searcher.search(Limits(deadline=1.0))
+    if not legal:
+        assert result.move is None
+        return
+    assert result.move in legal
+    assert result.depth >= 1
+    assert clock() <= max(1.0, spent) + 4 * step
+    assert math.isfinite(result.elapsed)
