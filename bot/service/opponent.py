@@ -201,6 +201,7 @@ class OpponentService:
         if effect.game_id is None or not isinstance(ply, int) or not isinstance(revision, int):
             raise GiveUp("an engine move without its game, ply and revision")
         asked = time.monotonic()
+        asked_at = time.time()  # the search's deadline counts from here, across processes
         try:
             game = await self.storage.games.get(effect.game_id)
         except GameNotFoundError as exc:
@@ -211,13 +212,15 @@ class OpponentService:
         moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
         if len(moves) != ply:
             return  # a move came between the two reads: its own effect follows
+        movetime = self.budget(game, run.now)
         job = SearchJob(
             variant=await self.games.variants.for_game(game),
             moves=tuple(moves),
             level=game.engine_level or DEFAULT_LEVEL,
-            movetime=self.budget(game, run.now),
+            movetime=movetime,
             nodes=self.config.nodes,
             seed=game.id * 1000 + ply,
+            deadline=asked_at + movetime,
         )
         game_id = game.id
 

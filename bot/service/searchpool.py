@@ -56,7 +56,9 @@ WATCH_SECONDS = 1.0
 @dataclass(frozen=True, slots=True)
 class SearchJob:
     """One search: the position after `moves` in `variant`, at `level`. `movetime` (seconds)
-    and `nodes` narrow the level's own budget; `seed` fixes the low levels' choices."""
+    and `nodes` narrow the level's own budget; `seed` fixes the low levels' choices.
+    `deadline` (a `time.time()` moment) is when the move is due: the time the job waits
+    for a worker, the worker's start and the game's replay count against the budget."""
 
     variant: Variant
     moves: tuple[str, ...]
@@ -64,6 +66,7 @@ class SearchJob:
     movetime: float | None = None
     nodes: int | None = None
     seed: int = 0
+    deadline: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +124,8 @@ def _stopper(stop_file: str) -> Callable[[], bool]:
 
 
 def _search(job: SearchJob, stop_file: str) -> SearchAnswer | None:
+    # The wall-clock deadline on this process's monotonic clock, before anything else.
+    due = None if job.deadline is None else time.monotonic() + (job.deadline - time.time())
     game = RulesGame.replay_variant(job.variant, job.moves)
     choice = best_move(
         game,
@@ -130,6 +135,7 @@ def _search(job: SearchJob, stop_file: str) -> SearchAnswer | None:
         seed=job.seed,
         tt=_fresh_table(),
         should_stop=_stopper(stop_file),
+        deadline=due,
     )
     if choice is None:
         return None
