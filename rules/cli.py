@@ -26,7 +26,7 @@ from pathlib import Path
 
 from rules.errors import GameRecordError, RulesError
 from rules.game import game_after
-from rules.ini import convert_ini, convert_section, export_ini
+from rules.ini import LOCAL_FILE, convert_ini, convert_section, export_ini
 from rules.notation import coordinates, format_code, square_label
 from rules.perft import divide, perft
 from rules.postext import piece_token
@@ -146,10 +146,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
         print(f"{path}: not UTF-8 text (byte {exc.start + 1})", file=sys.stderr)
         return 1
     if args.section:
-        print(convert_section(text, args.section, source=path.name), end="")
+        print(convert_section(text, args.section, path.name, LOCAL_FILE), end="")
         return 0
     failed = 0
-    items = convert_ini(text, source=path.name)
+    items = convert_ini(text, path.name, LOCAL_FILE)
     for i, item in enumerate(items):
         if item.error is not None:
             failed += 1

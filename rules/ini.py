@@ -37,6 +37,19 @@ MAX_INI_BYTES = 32 * 1024
 MAX_SECTIONS = 40
 MAX_KEYS = 200
 MAX_LINE = 400
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How much of a file is read before anything is built: a stranger's upload gets the
+    small default; a file the owner of the machine converts (`python -m rules convert`)
+    may be as large as Fairy-Stockfish's own example file."""
+
+    max_bytes: int = MAX_INI_BYTES
+    max_sections: int = MAX_SECTIONS
+
+
+LOCAL_FILE = Bounds(max_bytes=1024 * 1024, max_sections=2000)
 FILE_LETTERS = "abcdefghijklmnop"
 
 # ---------------------------------------------------------------------------------------
@@ -396,12 +409,14 @@ class Section:
     line: int
 
 
-def read_sections(text: str, source: str = "variants.ini") -> list[Section]:
+def read_sections(
+    text: str, source: str = "variants.ini", bounds: Bounds = Bounds()
+) -> list[Section]:
     """The sections of a variants.ini text, read as Fairy-Stockfish reads them, bounded."""
     size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_INI_BYTES:
+    if size > bounds.max_bytes:
         raise VariantError(
-            source, "", f"{size:,} bytes; a variants.ini file may be at most {MAX_INI_BYTES:,}"
+            source, "", f"{size:,} bytes; a variants.ini file may be at most {bounds.max_bytes:,}"
         )
     if "\x00" in text:
         raise VariantError(source, "", "the file contains a NUL character; it is not a text file")
@@ -414,8 +429,8 @@ def read_sections(text: str, source: str = "variants.ini") -> list[Section]:
         if line.startswith("["):
             header = line[1:].split("]", 1)[0]
             name, _, parent = header.partition(":")
-            if len(sections) >= MAX_SECTIONS:
-                raise VariantError(source, "", f"more than {MAX_SECTIONS} sections")
+            if len(sections) >= bounds.max_sections:
+                raise VariantError(source, "", f"more than {bounds.max_sections} sections")
             current = Section(name, parent, {}, {}, number)
             sections.append(current)
             continue
@@ -2193,9 +2208,11 @@ class Converted:
     error: VariantError | None
 
 
-def convert_ini(text: str, source: str = "variants.ini") -> list[Converted]:
+def convert_ini(
+    text: str, source: str = "variants.ini", bounds: Bounds = Bounds()
+) -> list[Converted]:
     """Every section of a variants.ini text, converted or refused (in file order)."""
-    sections = read_sections(text, source)
+    sections = read_sections(text, source, bounds)
     configs: dict[str, Config | VariantError] = {}
     out: list[Converted] = []
     for section in sections:
@@ -2251,15 +2268,17 @@ def convert_ini(text: str, source: str = "variants.ini") -> list[Converted]:
     return out
 
 
-def convert_section(text: str, name: str, source: str = "variants.ini") -> str:
+def convert_section(
+    text: str, name: str, source: str = "variants.ini", bounds: Bounds = Bounds()
+) -> str:
     """The TOML of section `name` (VariantError when it is refused or missing)."""
-    for item in convert_ini(text, source):
+    for item in convert_ini(text, source, bounds):
         if item.name == name:
             if item.error is not None:
                 raise item.error
             assert item.toml is not None
             return item.toml
-    names = ", ".join(s.name for s in read_sections(text, source)) or "none"
+    names = ", ".join(s.name for s in read_sections(text, source, bounds)) or "none"
     raise VariantError(source, f"[{name}]", f"no such section; the sections are: {names}")
 
 

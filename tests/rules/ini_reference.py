@@ -13,11 +13,44 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data"
 INI = DATA / "ini-sections.ini"
 TABLE = DATA / "ini-perft.tsv"
 EXPORTS = DATA / "ini-export-perft.tsv"
+
+
+def pyffish_legal(sf: Any, variant: str, moves: list[str]) -> list[str]:
+    """pyffish's legal moves after `moves` from the start; none once the game has ended."""
+    fen = sf.start_fen(variant)
+    if sf.is_immediate_game_end(variant, fen, moves)[0]:
+        return []
+    return sorted(sf.legal_moves(variant, fen, moves))
+
+
+def pyffish_perft(sf: Any, variant: str, moves: list[str], depth: int) -> int:
+    """pyffish's perft after `moves`, counting as `rules.perft` counts (0 past an end)."""
+    ms = pyffish_legal(sf, variant, moves)
+    if depth == 1:
+        return len(ms)
+    return sum(pyffish_perft(sf, variant, [*moves, m], depth - 1) for m in ms)
+
+
+def random_games(sf: Any, variant: str, games: int = 2) -> list[list[str]]:
+    """The start (no moves) and `games` seeded random games of 8-40 plies of pyffish-legal
+    moves: the positions whose counts are compared."""
+    rng = random.Random(variant)
+    out: list[list[str]] = [[]]
+    for _ in range(games):
+        moves: list[str] = []
+        for _ in range(rng.randint(8, 40)):
+            ms = pyffish_legal(sf, variant, moves)
+            if not ms:
+                break
+            moves.append(rng.choice(ms))
+        out.append(moves)
+    return out
 
 
 def main() -> None:
@@ -27,33 +60,11 @@ def main() -> None:
     sf.load_variant_config(text)
     names = re.findall(r"^\[([^:\]]+)", text, re.M)
 
-    def legal(v: str, moves: list[str]) -> list[str]:
-        fen = sf.start_fen(v)
-        if sf.is_immediate_game_end(v, fen, moves)[0]:
-            return []
-        return sorted(sf.legal_moves(v, fen, moves))
-
-    def perft(v: str, moves: list[str], depth: int) -> int:
-        ms = legal(v, moves)
-        if depth == 1:
-            return len(ms)
-        return sum(perft(v, [*moves, m], depth - 1) for m in ms)
-
     rows = ["section\tmoves\tcounts"]
     for name in names:
-        rng = random.Random(name)
-        games: list[list[str]] = [[]]
-        for _ in range(2):
-            moves: list[str] = []
-            for _ in range(rng.randint(8, 40)):
-                ms = legal(name, moves)
-                if not ms:
-                    break
-                moves.append(rng.choice(ms))
-            games.append(moves)
-        for i, moves in enumerate(games):
+        for i, moves in enumerate(random_games(sf, name)):
             depth = 3 if i == 0 else 2
-            counts = [perft(name, moves, d) for d in range(1, depth + 1)]
+            counts = [pyffish_perft(sf, name, moves, d) for d in range(1, depth + 1)]
             rows.append(f"{name}\t{' '.join(moves)}\t{','.join(map(str, counts))}")
     TABLE.write_text("\n".join(rows) + "\n", encoding="utf-8")
     write_exports(sf)
