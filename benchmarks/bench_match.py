@@ -34,8 +34,8 @@ from benchmarks.match import (
     load_match_variant,
     match,
 )
-from benchmarks.uci import INSTALL_HINT, UciEngine, UciError, find_engine
 from search.searcher import Limits
+from search.uci import INSTALL_HINT, UciEngine, UciError, find_engine
 
 FAMILIES = (
     "chess",

@@ -17,11 +17,11 @@ import statistics
 
 from benchmarks.bench_rules import FSF_VARIANTS, FSF_VARIANTS_FILE, fsf_fen
 from benchmarks.common import ROOT, Row
-from benchmarks.uci import INSTALL_HINT, UciEngine, UciError, find_engine
 from rules.game import Game, game_after
 from rules.postext import format_position
 from rules.record import read_record
 from search.searcher import Limits, Searcher
+from search.uci import INSTALL_HINT, UciEngine, UciError, find_engine
 
 RECORDS = {
     "chess": ROOT / "tests" / "rules" / "games" / "chess-opera.txt",

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.uci import UciEngine
 from rules.game import Game
 from rules.notation import coordinates
 from rules.variant import Variant, load_definition, load_variant, variant_ids
@@ -25,6 +24,7 @@ from search.evaluate import eval_tables
 from search.play import think
 from search.searcher import MATE_BOUND, Limits
 from search.tt import TranspositionTable
+from search.uci import UciEngine
 
 VARIANT_FILES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 ADJUDICATE_CP = 1_000

@@ -79,7 +79,11 @@ async def database_sound(settings: Settings) -> bool:
 
 
 def engine_config(settings: Settings) -> EngineConfig:
-    return EngineConfig(settings.engine_workers, settings.engine_pause_ms / 1000)
+    return EngineConfig(
+        settings.engine_workers,
+        settings.engine_pause_ms / 1000,
+        fairy_stockfish=settings.fairy_stockfish,
+    )
 
 
 def backup_plan(settings: Settings) -> BackupPlan | None:

@@ -195,7 +195,7 @@ class FairyPost(commands.AutoShardedBot):
         pictures = self._pictures or RendererPictures()
         self._service = GameService(self._storage, clock=self.clock, pictures=pictures)
         self._service.suggest_seconds = SUGGEST_SECONDS
-        self.reviews = SearchPool(1)
+        self.reviews = SearchPool(1, partner=self.engine_config.fairy_stockfish)
         # The CPU worker process (piece values, sanity runs) starts now, not on the first
         # /piece; kept referenced until it is up.
         self._warming = asyncio.create_task(warm_process())
@@ -302,7 +302,9 @@ class FairyPost(commands.AutoShardedBot):
         search never holds up the posts of the effects loop. They start once the effects
         loop has resumed (released the claims of a stopped process, the engine's too)."""
         config = self.engine_config
-        self._pool = SearchPool(config.workers, table_megabytes=config.table_megabytes)
+        self._pool = SearchPool(
+            config.workers, table_megabytes=config.table_megabytes, partner=config.fairy_stockfish
+        )
         effects = self.effects
         self._opponent = OpponentService(self.service, self._pool, config, moved=effects.poke)
         install_opponent(EffectRegistry(self.storage), self._opponent)

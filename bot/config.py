@@ -15,6 +15,7 @@ readers below, so every setting is refused with a message that names it.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,9 @@ class Settings:
     """FAIRYPOST_ENGINE_WORKERS: processes searching for the engine's moves at once."""
     engine_pause_ms: int = DEFAULT_ENGINE_PAUSE_MS
     """FAIRYPOST_ENGINE_PAUSE_MS: the least time before the engine answers a move."""
+    fairy_stockfish: str | None = None
+    """FAIRYPOST_FAIRY_STOCKFISH: a Fairy-Stockfish executable that plays the strongest level
+    and reviews games in the variants it can play; None: Fairy Post's engine everywhere."""
 
     def require_token(self) -> str:
         if self.token is None:
@@ -189,6 +193,21 @@ def _bounded(values: Mapping[str, str], key: str, default: int, low: int, high: 
     return number
 
 
+def _executable(values: Mapping[str, str], key: str) -> str | None:
+    """A program's path (or a name on PATH), refused when it cannot be run."""
+    text = _text(values, key)
+    if text is None:
+        return None
+    found = shutil.which(text)
+    if found is None:
+        raise ConfigError(
+            f"{key} names {text}, which is not an executable file here (Debian's package "
+            "fairy-stockfish installs /usr/games/fairy-stockfish); remove it to play with "
+            "Fairy Post's own engine only."
+        )
+    return found
+
+
 def _choice(values: Mapping[str, str], key: str, choices: tuple[str, ...], default: str) -> str:
     text = (_text(values, key) or default).upper()
     if text not in choices:
@@ -225,4 +244,5 @@ def load_settings(environ: Mapping[str, str] | None = None, dotenv: Path | None 
         engine_pause_ms=_bounded(
             values, "FAIRYPOST_ENGINE_PAUSE_MS", DEFAULT_ENGINE_PAUSE_MS, 0, 60_000
         ),
+        fairy_stockfish=_executable(values, "FAIRYPOST_FAIRY_STOCKFISH"),
     )

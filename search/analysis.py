@@ -35,6 +35,24 @@ def win_chance(cp: int) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class Judgement:
+    """One position as an engine sees it (Fairy Post's, or a partner's), for the side to
+    move: `score` in centipawns (mates on the search's scale, beyond MATE_BOUND), `best`
+    its move in our notation, `second` the best other move's score when it knows it."""
+
+    score: int
+    best: str | None
+    second: int | None
+    nodes: int
+    depth: int
+
+
+Judge = Callable[[Game], Judgement]
+"""Judges the game's current position (its history is there for repetitions), leaving the
+game unchanged."""
+
+
+@dataclass(frozen=True, slots=True)
 class MoveReview:
     """One move of the game, judged. `score` is White's view after the move."""
 
@@ -97,11 +115,13 @@ def analyze(
     total_time: float | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    judge: Judge | None = None,
 ) -> Analysis:
     """Review every move of `game` (left unchanged). Positions are searched from the last to
     the first, sharing one table, so that what was found later helps earlier positions.
     `total_time` (seconds) bounds the whole review: positions it does not reach get no
-    score and the moves next to them no mark."""
+    score and the moves next to them no mark. `judge` searches a position instead of Fairy
+    Post's own searcher (Fairy-Stockfish, `search.partner`)."""
     start = time.monotonic()
     work = Game(game.variant)
     sides = []
@@ -124,6 +144,10 @@ def analyze(
         searcher = Searcher(pos, tt=tt, history=history_hashes(work))
         if work.outcome() is not None:
             found[i] = (outcome_score(work.outcome(), pos.side, 0), None, None)
+        elif judge is not None:
+            verdict = judge(work)
+            nodes += verdict.nodes
+            found[i] = (verdict.score, verdict.best, verdict.second)
         else:
             limits = Limits(
                 depth=64,

@@ -132,9 +132,11 @@ class Challenges(commands.Cog):
                 bank=bank,
             )
             g = game.game
+            engine = await self.bot.opponent.engine_for(g)
+            by = "" if engine is None else f", played by {engine}"
             await interaction.followup.send(
                 f"{interaction.user.mention} plays **{shown(game.variant.name)}** against "
-                f"Fairy Post (level {g.engine_level}): the game goes on in its thread.",
+                f"Fairy Post (level {g.engine_level}{by}): the game goes on in its thread.",
                 allowed_mentions=NO_PINGS,
             )
             answered(interaction)

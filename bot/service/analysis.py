@@ -7,6 +7,10 @@ game record annotated with `?!`, `?`, `??` and `!` (the record still replays: ma
 `#` lines after the moves are allowed by the format), a short summary and an evaluation
 graph.
 
+Where the operator named Fairy-Stockfish (FAIRYPOST_FAIRY_STOCKFISH), it reviews the games of
+every variant it can play (`search.partner`), Fairy Post's engine the others; the review
+says which did.
+
 When a game may be reviewed: a finished game, by anyone (games are public). A running game
 between two people, never: the engine's opinion would be advice to the player to move. A
 running game against Fairy Post itself may be reviewed when it is unrated (the engine is
@@ -19,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import datetime as dt
+import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -32,16 +37,23 @@ from bot.service.offload import off_loop
 from rules.record import format_record
 from rules.variant import Variant
 from search.analysis import MATE_CP, Analysis, analyze, win_chance
+from search.partner import OWN_ENGINE
 from storage.models import Game, JsonObject, NewEffect
 
 if TYPE_CHECKING:
     from bot.service.searchpool import SearchPool
+
+log = logging.getLogger("fairypost.analysis")
 
 TOTAL_NODES = 1_200_000
 """The nodes one review may spend over the whole game (about half a minute on a busy
 machine), shared out among its positions."""
 MIN_NODES, MAX_NODES = 3_000, 25_000
 """Per position: enough for a tactic three plies deep, never more than a short game needs."""
+PARTNER_TOTAL_NODES = 20_000_000
+PARTNER_MIN_NODES, PARTNER_MAX_NODES = 100_000, 1_000_000
+"""Fairy-Stockfish's share of a review: about half a minute at its 600,000 nodes a second
+in chess, depth 12 to 16 a position."""
 SAFETY_SECONDS = 600.0
 """A review stops after ten minutes whatever its budget (Discord keeps a deferred reply
 open for fifteen); positions it did not reach get no marks, and the reply says so."""
@@ -52,6 +64,12 @@ MARK_NAMES = {"??": "blunder", "?": "mistake", "?!": "inaccuracy", "!": "only go
 def nodes_per_position(positions: int, total: int = TOTAL_NODES) -> int:
     """The node budget of one position of a review of `positions` positions."""
     return max(MIN_NODES, min(MAX_NODES, total // max(1, positions)))
+
+
+def partner_nodes_per_position(positions: int, total: int = PARTNER_TOTAL_NODES) -> int:
+    """Fairy-Stockfish's node budget for one position of a review of `positions`."""
+    share = total // max(1, positions)
+    return max(PARTNER_MIN_NODES, min(PARTNER_MAX_NODES, share))
 
 
 def eval_text(cp: int) -> str:
@@ -102,6 +120,8 @@ class Review:
     worst: tuple[str, ...]
     footer: str
     complete: bool
+    engine: str = OWN_ENGINE
+    """Who reviewed the game, as players read it (`Fairy-Stockfish 11.1`)."""
 
 
 def annotated_record(text: str, analysis: Analysis) -> str:
@@ -159,6 +179,7 @@ def review_payload(review: Review, channel_id: int) -> JsonObject:
         "worst": list(review.worst),
         "footer": review.footer,
         "complete": review.complete,
+        "engine": review.engine,
     }
 
 
@@ -177,6 +198,7 @@ def review_of(payload: JsonObject) -> Review:
         worst=tuple(str(x) for x in payload["worst"]),
         footer=str(payload["footer"]),
         complete=bool(payload["complete"]),
+        engine=str(payload.get("engine", OWN_ENGINE)),  # reviews recorded before it was said
     )
 
 
@@ -190,12 +212,14 @@ class AnalysisService:
         games: GameService,
         *,
         total_nodes: int = TOTAL_NODES,
+        partner_nodes: int = PARTNER_TOTAL_NODES,
         run: Callable[[Callable[[], Analysis]], Awaitable[Analysis]] | None = None,
         pool: SearchPool | None = None,
     ) -> None:
         self.games = games
         self.storage = games.storage
         self.total_nodes = total_nodes
+        self.partner_nodes = partner_nodes
         self._run = run
         self._pool = pool
         self._queue = asyncio.Semaphore(1)
@@ -268,18 +292,34 @@ class AnalysisService:
             await self._queue.acquire()
         finally:
             self._waiting -= 1
+        engine = OWN_ENGINE
         try:
             if self._pool is not None:
-                analysis = await self._pool.analyze(
-                    variant, moves, nodes_per_move=budget, total_time=SAFETY_SECONDS
+                partner = partner_nodes_per_position(positions, self.partner_nodes)
+                reviewed = await self._pool.analyze(
+                    variant,
+                    moves,
+                    nodes_per_move=budget,
+                    total_time=SAFETY_SECONDS,
+                    partner_nodes=partner,
                 )
+                analysis, engine = reviewed.analysis, reviewed.engine
+                if reviewed.fallback:
+                    log.warning(
+                        "game %d: Fairy-Stockfish did not review it (%s); %s did",
+                        game.id,
+                        reviewed.fallback,
+                        engine,
+                    )
+                if engine != OWN_ENGINE:
+                    budget = partner
             elif self._run is not None:
                 analysis = await self._run(work)
             else:
                 analysis = await asyncio.to_thread(work)
         finally:
             self._queue.release()
-        return await self._answer(game, variant, moves, analysis, budget)
+        return await self._answer(game, variant, moves, analysis, budget, engine)
 
     async def _answer(
         self,
@@ -288,6 +328,7 @@ class AnalysisService:
         moves: Sequence[str],
         analysis: Analysis,
         budget: int,
+        engine: str = OWN_ENGINE,
     ) -> Review:
         white, black = (
             await self.games.name_of(game.white_id),
@@ -299,7 +340,7 @@ class AnalysisService:
             "white": white,
             "black": black,
             "date": date,
-            "source": f"Fairy Post game #{game.id}, analysed by Fairy Post's engine",
+            "source": f"Fairy Post game #{game.id}, analysed by {engine}",
         }
         # Off the loop: the record replays the game (a second for 400 plies of Bigorra).
         text = await off_loop(
@@ -347,4 +388,5 @@ class AnalysisService:
             worst=worst,
             footer=footer,
             complete=analysis.complete,
+            engine=engine,
         )

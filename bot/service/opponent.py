@@ -16,6 +16,9 @@ as between people. What this module adds:
   the move through `GameService.play`, guarded by the ply and the revision it was asked
   for, so a repeated effect or a stale search can never play twice or into another
   position. While it waits it watches the game: an ending or a takeback stops the search;
+- Fairy-Stockfish as a partner: with FAIRYPOST_FAIRY_STOCKFISH set, the strongest level's
+  moves are asked of it in every variant its variants.ini can say (`search.partner`), of
+  Fairy Post's own engine everywhere else; `engine_for` says which one plays a game;
 - `offer_draw` and `request_takeback`: the engine answers at once (a draw when its
   evaluation says dead level, `search.play.accepts_draw`; a takeback always, the game being
   unrated).
@@ -36,9 +39,12 @@ from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.errors import BadRequestError, ServiceError
 from bot.service.games import GameService, parse_color
 from bot.service.models import EndResult, GameView, OfferView, UserRef
+from bot.service.offload import off_loop
 from bot.service.searchpool import SearchJob, SearchPool
 from rules.game import Game as RulesGame
+from rules.variant import Variant
 from search.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, level
+from search.partner import OWN_ENGINE, PartnerError, section_for
 from storage.errors import GameNotFoundError, StorageError
 from storage.models import ColorChoice, EventKind, Game, NewEffect, NewGame, StorageEvent
 
@@ -63,6 +69,26 @@ class EngineConfig:
     table_megabytes: int = 16
     nodes: int | None = None
     """Caps every level's node budget (tests and benchmarks; None: the level's own)."""
+    movetime: float | None = None
+    """Caps every level's time in seconds, the partner's too (tests; None: the level's)."""
+    fairy_stockfish: str | None = None
+    """FAIRYPOST_FAIRY_STOCKFISH: the partner's executable for the strongest level and the
+    reviews (None: Fairy Post's own engine everywhere)."""
+
+
+def partner_plays(number: int) -> bool:
+    """Whether the partner, where there is one, plays level `number`: the strongest only
+    (the others are Fairy Post's engine, weakened on purpose)."""
+    return number == MAX_LEVEL
+
+
+def partner_can(variant: Variant) -> bool:
+    """Whether Fairy-Stockfish's variants.ini can say `variant` (a few milliseconds)."""
+    try:
+        section_for(variant)
+    except PartnerError:
+        return False
+    return True
 
 
 def on_turn(event: StorageEvent) -> list[NewEffect]:
@@ -175,6 +201,19 @@ class OpponentService:
         log.info("game %d: %s vs the engine (level %d, %s)", game.id, challenger.id, number, v.id)
         return await self.games.view(game.id)
 
+    async def engine_for(self, game: Game) -> str | None:
+        """Who plays Fairy Post's moves in this game where that is a choice (the strongest
+        level, with a partner configured), as players read it: the partner's name
+        (`Fairy-Stockfish 11.1`) or `Fairy Post's engine` for a variant beyond it. None where
+        there is no choice (Fairy Post's engine, as always)."""
+        number = game.engine_level or DEFAULT_LEVEL
+        if not partner_plays(number) or self.pool.partner is None:
+            return None
+        variant = await self.games.variants.for_game(game)
+        if not await off_loop(partner_can, variant):
+            return OWN_ENGINE
+        return await self.pool.partner_name() or OWN_ENGINE
+
     # ------------------------------------------------------------------ the engine's moves
 
     async def resume(self) -> int:
@@ -190,6 +229,8 @@ class OpponentService:
     def budget(self, game: Game, now: int) -> float:
         """Seconds for this move: the level's time, within a share of the clock."""
         seconds = level(game.engine_level or DEFAULT_LEVEL).movetime
+        if self.config.movetime is not None:
+            seconds = min(seconds, self.config.movetime)
         if game.deadline_at is not None:
             seconds = min(seconds, max(MIN_MOVETIME, (game.deadline_at - now) * CLOCK_SHARE))
         return seconds
@@ -212,15 +253,17 @@ class OpponentService:
         moves = [m.coordinate for m in await self.storage.games.moves(game.id)]
         if len(moves) != ply:
             return  # a move came between the two reads: its own effect follows
+        number = game.engine_level or DEFAULT_LEVEL
         movetime = self.budget(game, run.now)
         job = SearchJob(
             variant=await self.games.variants.for_game(game),
             moves=tuple(moves),
-            level=game.engine_level or DEFAULT_LEVEL,
+            level=number,
             movetime=movetime,
             nodes=self.config.nodes,
             seed=game.id * 1000 + ply,
             deadline=asked_at + movetime,
+            partner=partner_plays(number),
         )
         game_id = game.id
 
@@ -231,6 +274,14 @@ class OpponentService:
         if answer is None:
             log.info("game %d: the engine's search at ply %d was called off", game_id, ply)
             return
+        if answer.fallback:
+            log.warning(
+                "game %d: Fairy-Stockfish did not play ply %d (%s); %s did",
+                game_id,
+                ply,
+                answer.fallback,
+                answer.engine,
+            )
         rest = self.config.pause - (time.monotonic() - asked)
         if rest > 0:
             await asyncio.sleep(rest)
@@ -251,8 +302,9 @@ class OpponentService:
         took = time.monotonic() - asked
         self.replies.append(took)
         log.info(
-            "game %d: the engine played %s (%s, depth %d, %d nodes, %.1fs search, %.1fs reply)",
+            "game %d: %s played %s (%s, depth %d, %d nodes, %.1fs search, %.1fs reply)",
             game_id,
+            answer.engine,
             answer.notation,
             answer.score_text,
             answer.depth,

@@ -9,6 +9,12 @@ A job carries the variant (a picklable rules `Variant`, a server's own included)
 moves; the worker replays them and searches with a transposition table of fixed size that it
 keeps for its life (cleared between searches), so memory is bounded by workers x table size.
 
+Fairy-Stockfish as a partner: when the operator names its executable (FAIRYPOST_FAIRY_STOCKFISH),
+each worker keeps one Fairy-Stockfish process of its own (`search.partner`), started on first
+use, for the jobs that ask for it (the strongest level, reviews) in the variants its
+variants.ini can say. Whatever it cannot do (the variant, a crash, a hang, an illegal move),
+the worker does with Fairy Post's own engine, and the answer says who played and why.
+
 Cancelling: each job has a stop file in the pool's own temporary folder; the search asks
 `should_stop()` every few hundred nodes, which looks for it. `search()` polls its caller's
 `cancelled()` while it waits and creates the file when the answer turns true (the game
@@ -18,6 +24,7 @@ ended or was taken back), so the worker is free again within a moment.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import itertools
 import logging
@@ -36,9 +43,12 @@ from pathlib import Path
 from typing import cast
 
 from rules.game import Game as RulesGame
+from rules.notation import format_code
 from rules.variant import Variant
-from search.analysis import Analysis, analyze
-from search.play import accepts_draw, best_move
+from search.analysis import Analysis, Judgement, analyze
+from search.levels import level
+from search.partner import OWN_ENGINE, FairyStockfish, PartnerError, Unsupported
+from search.play import EngineMove, accepts_draw, best_move
 from search.tt import TranspositionTable
 
 log = logging.getLogger("fairypost.engine")
@@ -50,6 +60,8 @@ WORKER_NICE = 5
 POLL_SECONDS = 0.25
 """How often a waiting search asks whether it is still wanted."""
 WATCH_SECONDS = 1.0
+PARTNER_MIN_SECONDS = 0.05
+"""The least time the partner is given for a move (a deadline already passed)."""
 """How often a worker checks that the bot that started it is still there."""
 
 
@@ -67,6 +79,8 @@ class SearchJob:
     nodes: int | None = None
     seed: int = 0
     deadline: float | None = None
+    partner: bool = False
+    """Fairy-Stockfish plays it if the pool has one and it can (else Fairy Post's engine)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +93,19 @@ class SearchAnswer:
     depth: int
     nodes: int
     elapsed: float
+    engine: str = OWN_ENGINE
+    """Who found the move, as players read it (`Fairy-Stockfish 11.1`)."""
+    fallback: str = ""
+    """Why the partner, asked, did not play it (for the logs); empty otherwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reviewed:
+    """A review (/analyze) and who made it; `fallback` as in `SearchAnswer`."""
+
+    analysis: Analysis
+    engine: str = OWN_ENGINE
+    fallback: str = ""
 
 
 # --- in the worker processes ----------------------------------------------------------------
@@ -89,12 +116,17 @@ class _Worker:
 
     megabytes = DEFAULT_TABLE_MEGABYTES
     table: TranspositionTable | None = None
+    partner: FairyStockfish | None = None
 
 
-def _start_worker(megabytes: int, parent: int) -> None:
+def _start_worker(megabytes: int, parent: int, partner: str | None, folder: str) -> None:
     """`parent` is the bot's pid, given by the bot: a worker spawned just as the bot was
-    killed starts as an orphan already, and must not take its new parent for the bot."""
+    killed starts as an orphan already, and must not take its new parent for the bot.
+    `partner`: the Fairy-Stockfish executable, if any (its variant files go in `folder`)."""
     _Worker.megabytes = megabytes
+    if partner is not None:
+        _Worker.partner = FairyStockfish(partner, Path(folder) / "variants")
+        atexit.register(_Worker.partner.stop)
     # Ctrl-C in a terminal interrupts the whole process group: the bot stops the pool
     # itself, so a worker ignores it (else each prints a KeyboardInterrupt traceback).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -123,10 +155,37 @@ def _stopper(stop_file: str) -> Callable[[], bool]:
     return lambda: os.path.exists(stop_file)
 
 
+def _answer(choice: EngineMove, engine: str, fallback: str) -> SearchAnswer:
+    return SearchAnswer(
+        choice.coordinates,
+        choice.notation,
+        choice.score_text,
+        choice.depth,
+        choice.nodes,
+        choice.elapsed,
+        engine,
+        fallback,
+    )
+
+
 def _search(job: SearchJob, stop_file: str) -> SearchAnswer | None:
     # The wall-clock deadline on this process's monotonic clock, before anything else.
     due = None if job.deadline is None else time.monotonic() + (job.deadline - time.time())
     game = RulesGame.replay_variant(job.variant, job.moves)
+    fallback = ""
+    partner = _Worker.partner if job.partner else None
+    if partner is not None:
+        movetime = level(job.level).movetime if job.movetime is None else job.movetime
+        if due is not None:  # what the wait for a worker and the replay left of it
+            movetime = max(PARTNER_MIN_SECONDS, min(movetime, due - time.monotonic()))
+        try:
+            found = partner.best_move(game, movetime, _stopper(stop_file))
+        except Unsupported:
+            pass  # not a variant it plays: Fairy Post's engine's, as planned
+        except PartnerError as exc:
+            fallback = str(exc)
+        else:
+            return None if found is None else _answer(found, partner.name, "")
     choice = best_move(
         game,
         job.level,
@@ -137,32 +196,77 @@ def _search(job: SearchJob, stop_file: str) -> SearchAnswer | None:
         should_stop=_stopper(stop_file),
         deadline=due,
     )
-    if choice is None:
-        return None
-    return SearchAnswer(
-        choice.coordinates,
-        choice.notation,
-        choice.score_text,
-        choice.depth,
-        choice.nodes,
-        choice.elapsed,
-    )
+    return None if choice is None else _answer(choice, OWN_ENGINE, fallback)
+
+
+def _partner_judge(partner: FairyStockfish, nodes: int) -> Callable[[RulesGame], Judgement]:
+    """The partner as a review's judge of one position (its two best lines, `nodes`)."""
+
+    def judge(game: RulesGame) -> Judgement:
+        # A hang costs a minute at most: a review's positions take well under a second.
+        judged = partner.judge(game, nodes, timeout=60.0)
+        assert judged is not None  # nothing calls a review's search off
+        scores = judged.scores
+        return Judgement(
+            score=scores[0] if scores else 0,
+            best=format_code(game.position, judged.move),
+            # The runner-up's line may be unfinished: never better than the best, by definition.
+            second=min(scores[0], scores[1]) if len(scores) > 1 else None,
+            nodes=judged.result.nodes,
+            depth=judged.result.depth,
+        )
+
+    return judge
 
 
 def _analyze(
-    variant: Variant, moves: tuple[str, ...], nodes_per_move: int, total_time: float
-) -> Analysis:
-    """A review (/analyze) in a worker: the game replayed and every position searched."""
-    return analyze(
-        RulesGame.replay_variant(variant, moves),
-        nodes_per_move=nodes_per_move,
-        movetime_per_move=None,
-        total_time=total_time,
+    variant: Variant,
+    moves: tuple[str, ...],
+    nodes_per_move: int,
+    total_time: float,
+    partner_nodes: int | None,
+) -> Reviewed:
+    """A review (/analyze) in a worker: the game replayed and every position searched, by
+    the partner when `partner_nodes` (its budget per position) is given and it can."""
+    game = RulesGame.replay_variant(variant, moves)
+    fallback = ""
+    partner = _Worker.partner if partner_nodes is not None else None
+    if partner is not None and partner_nodes is not None:
+        try:
+            analysis = analyze(
+                game,
+                nodes_per_move=partner_nodes,
+                movetime_per_move=None,
+                total_time=total_time,
+                judge=_partner_judge(partner, partner_nodes),
+            )
+        except Unsupported:
+            pass
+        except PartnerError as exc:
+            fallback = str(exc)
+        else:
+            return Reviewed(analysis, partner.name)
+    analysis = analyze(
+        game, nodes_per_move=nodes_per_move, movetime_per_move=None, total_time=total_time
     )
+    return Reviewed(analysis, OWN_ENGINE, fallback)
 
 
 def _ready() -> bool:
     return True
+
+
+def _partner_name() -> str:
+    """The worker's partner started (if it has one), and its name; empty when it has none
+    or it does not start."""
+    partner = _Worker.partner
+    if partner is None:
+        return ""
+    try:
+        partner.start()
+    except PartnerError:
+        return ""
+    return partner.name
 
 
 def _accepts_draw(variant: Variant, moves: tuple[str, ...], engine_color: int) -> bool:
@@ -176,10 +280,17 @@ class SearchPool:
     """The pool of search processes (started on first use, rebuilt if a worker dies)."""
 
     def __init__(
-        self, workers: int = DEFAULT_WORKERS, *, table_megabytes: int = DEFAULT_TABLE_MEGABYTES
+        self,
+        workers: int = DEFAULT_WORKERS,
+        *,
+        table_megabytes: int = DEFAULT_TABLE_MEGABYTES,
+        partner: str | None = None,
     ) -> None:
         self.workers = max(1, workers)
         self.table_megabytes = table_megabytes
+        self.partner = partner
+        """The Fairy-Stockfish executable the workers may ask (FAIRYPOST_FAIRY_STOCKFISH)."""
+        self._partner_name: str | None = None
         self._executor: ProcessPoolExecutor | None = None
         self._folder = Path(tempfile.mkdtemp(prefix="fairypost-search-"))
         self._numbers = itertools.count(1)
@@ -199,7 +310,7 @@ class SearchPool:
                 max_workers=self.workers,
                 mp_context=context,
                 initializer=_start_worker,
-                initargs=(self.table_megabytes, os.getpid()),
+                initargs=(self.table_megabytes, os.getpid(), self.partner, str(self._folder)),
             )
         return self._executor
 
@@ -235,12 +346,30 @@ class SearchPool:
         return bool(await asyncio.wrap_future(future))
 
     async def analyze(
-        self, variant: Variant, moves: Sequence[str], *, nodes_per_move: int, total_time: float
-    ) -> Analysis:
+        self,
+        variant: Variant,
+        moves: Sequence[str],
+        *,
+        nodes_per_move: int,
+        total_time: float,
+        partner_nodes: int | None = None,
+    ) -> Reviewed:
         """A review of the game `moves`, in a worker process (the bot's process only waits):
-        `search.analysis.analyze` with these budgets."""
-        future = self._submit(_analyze, variant, tuple(moves), nodes_per_move, total_time)
-        return cast(Analysis, await asyncio.wrap_future(future))
+        `search.analysis.analyze` with these budgets; by the partner, `partner_nodes` a
+        position, when the pool has one and it can play the variant."""
+        future = self._submit(
+            _analyze, variant, tuple(moves), nodes_per_move, total_time, partner_nodes
+        )
+        return cast(Reviewed, await asyncio.wrap_future(future))
+
+    async def partner_name(self) -> str:
+        """The partner's name for players (`Fairy-Stockfish 11.1`, from its `id name`), asked
+        of a worker once; empty when there is none or it does not start."""
+        if self.partner is None:
+            return ""
+        if self._partner_name is None:
+            self._partner_name = str(await asyncio.wrap_future(self._submit(_partner_name)))
+        return self._partner_name
 
     async def warm(self) -> None:
         """Starts the workers now rather than on the first search (which otherwise waits

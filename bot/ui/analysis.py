@@ -31,5 +31,5 @@ def review_embed(review: Review) -> discord.Embed:
         inline=False,
     )
     embed.set_image(url=f"attachment://{review.graph.filename}")
-    embed.set_footer(text=f"Fairy Post's engine: {review.footer}")
+    embed.set_footer(text=f"{review.engine}: {review.footer}")
     return fit_embed(embed)

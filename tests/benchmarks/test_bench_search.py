@@ -17,10 +17,10 @@ from benchmarks.match import (
     match,
     play_game,
 )
-from benchmarks.uci import UciEngine, find_engine
 from rules.game import Game
 from rules.variant import load_variant
 from search.searcher import Limits
+from search.uci import UciEngine, find_engine
 
 
 def test_elo_of_even_and_lopsided_scores() -> None:

@@ -198,3 +198,16 @@ def test_run_insists_on_a_token(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "DISCORD_TOKEN" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_fairy_stockfish_must_name_a_program_that_runs(tmp_path: Path) -> None:
+    assert settings_from(tmp_path, "").fairy_stockfish is None
+    program = tmp_path / "fsf"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    found = settings_from(tmp_path, f"FAIRYPOST_FAIRY_STOCKFISH={program}\n").fairy_stockfish
+    assert found == str(program)
+    program.chmod(0o644)  # there, but not a program
+    for bad in (str(program), str(tmp_path / "missing")):
+        with pytest.raises(ConfigError, match="FAIRYPOST_FAIRY_STOCKFISH names"):
+            settings_from(tmp_path, f"FAIRYPOST_FAIRY_STOCKFISH={bad}\n")
