@@ -1,0 +1,169 @@
+"""Fairy-Stockfish as a partner, at the service: the search pool asks it for the strongest
+level's moves and for reviews where it can play the variant, and Fairy Post's engine
+everywhere else or when it fails; the answer says who played. With the real engine (Debian's
+fairy-stockfish, required by `.ci/run` through FAIRYPOST_REQUIRE_FAIRY_STOCKFISH=1): a game
+against level 8 in chess is played by it, in Bigorra by Fairy Post's engine, and a review of
+a chess game is its own."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bot.service import GameService, ManualClock
+from bot.service.analysis import AnalysisService
+from bot.service.effects import EffectRegistry, EffectRunner
+from bot.service.models import UserRef
+from bot.service.opponent import EngineConfig, OpponentService, install, install_handler
+from bot.service.pictures import RendererPictures
+from bot.service.searchpool import SearchJob, SearchPool
+from rules.variant import load_variant
+from search.levels import MAX_LEVEL
+from search.partner import OWN_ENGINE
+from search.uci import find_engine
+from storage import Storage
+from tests.bot.conftest import ANN, BOB, CHANNEL, GUILD, start_game
+from tests.search.fake_uci import install as install_fake
+
+FAIRY = UserRef(777, "Fairy Post", bot=True)
+NODES = 4000  # Fairy Post's engine's budget where it plays: what happens, not how well
+
+
+def job(variant: str, *, partner: bool = True, moves: tuple[str, ...] = ()) -> SearchJob:
+    return SearchJob(
+        load_variant(variant), moves, MAX_LEVEL, movetime=0.2, nodes=NODES, partner=partner
+    )
+
+
+async def test_the_pool_asks_the_partner_only_for_what_it_can_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_UCI_MODE", "play")
+    monkeypatch.setenv("FAKE_UCI_MOVE", "b1c3")
+    pool = SearchPool(1, table_megabytes=1, partner=install_fake(tmp_path))
+    try:
+        found = await pool.search(job("chess"))
+        assert found is not None
+        assert (found.coordinates, found.engine, found.fallback) == ("b1c3", "Fake-UCI 2.5", "")
+        assert await pool.partner_name() == "Fake-UCI 2.5"
+        # Not asked for it (below the top level): Fairy Post's engine.
+        own = await pool.search(job("chess", partner=False))
+        assert own is not None and own.engine == OWN_ENGINE
+        # A variant variants.ini cannot say: Fairy Post's engine, and nothing to report.
+        bigorra = await pool.search(job("bigorra"))
+        assert bigorra is not None and (bigorra.engine, bigorra.fallback) == (OWN_ENGINE, "")
+    finally:
+        pool.close()
+
+
+async def test_an_illegal_answer_is_replaced_by_fairy_posts_move_and_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_UCI_MODE", "play")
+    monkeypatch.setenv("FAKE_UCI_MOVE", "e2e5")
+    pool = SearchPool(1, table_megabytes=1, partner=install_fake(tmp_path))
+    try:
+        found = await pool.search(job("chess"))
+        assert found is not None and found.engine == OWN_ENGINE
+        assert "e2e5, not a legal move" in found.fallback
+        assert found.coordinates != "e2e5"
+    finally:
+        pool.close()
+
+
+async def test_a_crashing_partner_never_stalls_the_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_UCI_MODE", "crash")
+    pool = SearchPool(1, table_megabytes=1, partner=install_fake(tmp_path))
+    try:
+        for _ in range(2):  # and again: each search tries a new process
+            found = await pool.search(job("chess", moves=("e2e4",)))
+            assert found is not None and found.engine == OWN_ENGINE
+            assert "exited" in found.fallback
+    finally:
+        pool.close()
+
+
+# --- the real Fairy-Stockfish -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fsf_pool() -> Iterator[SearchPool]:
+    path = find_engine()
+    if path is None:
+        reason = "Fairy-Stockfish is not installed (apt-get install fairy-stockfish)"
+        if os.environ.get("FAIRYPOST_REQUIRE_FAIRY_STOCKFISH") == "1":
+            pytest.fail(f"{reason}; FAIRYPOST_REQUIRE_FAIRY_STOCKFISH=1 requires these tests")
+        pytest.skip(reason)
+    pool = SearchPool(1, table_megabytes=1, partner=path)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture
+def opponent(service: GameService, fsf_pool: SearchPool, effects: EffectRunner) -> OpponentService:
+    engine = OpponentService(service, fsf_pool, EngineConfig(pause=0, nodes=NODES, movetime=0.2))
+    install(EffectRegistry(service.storage), engine)
+    return engine
+
+
+async def engine_opens(opponent: OpponentService, clock: ManualClock, variant: str) -> int:
+    view = await opponent.challenge(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        challenger=ANN,
+        engine=FAIRY,
+        variant=variant,
+        level_number=MAX_LEVEL,
+        color="black",
+    )
+    registry = EffectRegistry(opponent.storage)
+    install_handler(registry, opponent)
+    assert await EffectRunner(registry, clock, owner="engine", batch=1).run_due() == 1
+    return view.game.id
+
+
+async def test_level_8_is_fairy_stockfish_in_chess_and_fairy_posts_engine_in_bigorra(
+    opponent: OpponentService, clock: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    name = await opponent.pool.partner_name()
+    assert name.startswith("Fairy-Stockfish ")
+    with caplog.at_level(logging.INFO, logger="fairypost.opponent"):
+        chess = await engine_opens(opponent, clock, "chess")
+        bigorra = await engine_opens(opponent, clock, "bigorra")
+    played = [r.getMessage() for r in caplog.records if " played " in r.getMessage()]
+    assert played[0].startswith(f"game {chess}: {name} played ")
+    assert played[1].startswith(f"game {bigorra}: {OWN_ENGINE} played ")
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    for game_id, who in ((chess, name), (bigorra, OWN_ENGINE)):
+        game = await opponent.storage.games.get(game_id)
+        assert game.ply_count == 1
+        assert await opponent.engine_for(game) == who
+    # Below the top level there is no choice to tell.
+    lower = replace(await opponent.storage.games.get(chess), engine_level=7)
+    assert await opponent.engine_for(lower) is None
+
+
+async def test_a_chess_review_is_fairy_stockfishs_and_says_so(
+    storage: Storage, clock: ManualClock, fsf_pool: SearchPool
+) -> None:
+    games = GameService(storage, clock=clock, pictures=RendererPictures())
+    await start_game(games, "chess", thread=5000)
+    # 3... Ng8-f6?? lets White mate at once (4. Qh5xf7++).
+    for i, move in enumerate(["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"]):
+        await games.play(channel_id=5000, user=(ANN, BOB)[i % 2], text=move)
+    service = AnalysisService(games, partner_nodes=800_000, pool=fsf_pool)
+    review = await service.review(channel_id=5000)
+    name = await fsf_pool.partner_name()
+    assert review.engine == name
+    assert "3... Ng8-f6??" in review.record.text
+    assert f"analysed by {name}" in review.record.text
+    assert "100,000 nodes each" in review.footer
