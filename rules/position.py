@@ -87,6 +87,12 @@ class PieceOnBoard:
 
 
 _SAME_MOVE = ~(F_PAWN | F_DOUBLE)
+ALL_MOVES = MOVE | CAPTURE  # `Position._square_codes`: every move, not one stage
+
+
+def _always(c: int) -> bool:
+    """The legality test where every pseudo-legal move is legal."""
+    return True
 
 
 def _merged(codes: list[int]) -> list[int]:
@@ -387,10 +393,16 @@ class Position:
     # ------------------------------------------------------------------ generation
 
     def _piece_codes(
-        self, code: int, o: int, out: list[int], sm: SquareMoves | None = None
+        self,
+        code: int,
+        o: int,
+        out: list[int],
+        sm: SquareMoves | None = None,
+        want: int = MOVE | CAPTURE,
     ) -> None:
         """Pseudo-legal board moves of the piece `code` on `o` (by the table `sm`, its own
-        by default), appended to `out`."""
+        by default), appended to `out`: the moves to empty squares when `want` has MOVE,
+        the captures when it has CAPTURE (staged generation asks for one kind at a time)."""
         board = self.board
         side = code & 1
         if sm is None:
@@ -398,30 +410,33 @@ class Position:
             if sm is None:
                 sm = self.t.square_moves(code, o)
         append = out.append
+        quiet = want & MOVE
+        takes = want & CAPTURE
         for d, c, mode in sm.leaps:
             p = board[d]
             if p:
-                if mode & CAPTURE and (p & 1) != side:
+                if mode & takes and (p & 1) != side:
                     append(c)
-            elif mode & MOVE:
+            elif mode & quiet:
                 append(c)
         for pairs in sm.slides:
             for d, c in pairs:
                 p = board[d]
                 if p:
-                    if (p & 1) != side:
+                    if takes and (p & 1) != side:
                         append(c)
                     break
-                append(c)
+                if quiet:
+                    append(c)
         for pairs, mode, mfrom, cfrom in sm.rays:
             i = 0
             for d, c in pairs:
                 p = board[d]
                 if p:
-                    if mode & CAPTURE and i >= cfrom and (p & 1) != side:
+                    if mode & takes and i >= cfrom and (p & 1) != side:
                         append(c)
                     break
-                if mode & MOVE and i >= mfrom:
+                if mode & quiet and i >= mfrom:
                     append(c)
                 i += 1  # noqa: SIM113 - a counter is faster than enumerate here
         for pairs, mode in sm.hops:
@@ -433,17 +448,17 @@ class Position:
                         screen = True
                     continue
                 if p:
-                    if mode & CAPTURE and (p & 1) != side:
+                    if mode & takes and (p & 1) != side:
                         append(c)
                     break
-                if mode & MOVE:
+                if mode & quiet:
                     append(c)
         for d, c, mode, alts in sm.lames:
             p = board[d]
             if p:
-                if not (mode & CAPTURE) or (p & 1) == side:
+                if not (mode & takes) or (p & 1) == side:
                     continue
-            elif not mode & MOVE:
+            elif not mode & quiet:
                 continue
             for alt in alts:
                 for s in alt:
@@ -463,10 +478,10 @@ class Position:
                         screen = True
                     continue
                 if p:
-                    if c and mode & CAPTURE and i >= cfrom and (p & 1) != side:
+                    if c and mode & takes and i >= cfrom and (p & 1) != side:
                         append(c)
                     break
-                if c and mode & MOVE and i >= mfrom:
+                if c and mode & quiet and i >= mfrom:
                     append(c)
                 i += 1
         if sm.cond:
@@ -477,9 +492,9 @@ class Position:
                     continue
                 p = board[d]
                 if p:
-                    if not (mode & CAPTURE) or (p & 1) == side:
+                    if not (mode & takes) or (p & 1) == side:
                         continue
-                elif not mode & MOVE:
+                elif not mode & quiet:
                     continue
                 if not alts:
                     append(c)
@@ -560,24 +575,10 @@ class Position:
         side = self.side
         t = self.t
         pieces = self.pieces
-        dedupe = t.dedupe
-        promo_from = t.promo_from
-        restricted = t.restricted
+        square_codes = self._square_codes
         for code in t.side_codes[side]:
-            squares = pieces[code]
-            if not squares:
-                continue
-            near = promo_from[code]
-            for o in squares:
-                start = len(out)
-                if restricted[code]:
-                    self._restricted_codes(code, o, out)
-                else:
-                    self._piece_codes(code, o, out)
-                if dedupe[code] and len(out) > start:
-                    out[start:] = _merged(out[start:])
-                if near is not None and near[o]:  # read after _piece_codes compiled it
-                    self._promote(code, start, out)
+            for o in pieces[code]:
+                square_codes(code, o, out, ALL_MOVES)
         if self.ep >= 0:
             self._ep_codes(out)
         if t.variant.castles:
@@ -590,6 +591,169 @@ class Position:
             king = self.kings[side]
             out.append(king | king << 8 | PASS << KIND_SHIFT)
         return out
+
+    def _square_codes(self, code: int, o: int, out: list[int], want: int) -> None:
+        """The pseudo-legal board moves of the piece `code` on `o`, appended to `out`:
+        every one (`ALL_MOVES`), or only the captures and promotions (`CAPTURE`), or only
+        the rest (`MOVE`). Promotions and merged duplicates are decided on the whole list
+        of the square, so a square that may promote is generated whole, then split."""
+        t = self.t
+        near = t.promo_from[code]
+        if near is not None and t.moves[code][o] is None:
+            t.square_moves(code, o)  # compiles the square, which fills `near`
+        if not (t.restricted[code] or t.dedupe[code] or (near is not None and near[o])):
+            self._piece_codes(code, o, out, None, want)  # the common case, at once
+            return
+        start = len(out)
+        whole = want == ALL_MOVES or t.restricted[code] or (near is not None and near[o])
+        if t.restricted[code]:
+            self._restricted_codes(code, o, out)
+        else:
+            self._piece_codes(code, o, out, None, ALL_MOVES if whole else want)
+        if t.dedupe[code] and len(out) > start:
+            out[start:] = _merged(out[start:])
+        if near is not None and near[o]:
+            self._promote(code, start, out)
+        if whole and want != ALL_MOVES:
+            tactical = self._tactical
+            keep = want == CAPTURE
+            out[start:] = [c for c in out[start:] if tactical(c) == keep]
+
+    def _tactical(self, c: int) -> bool:
+        """A capture (en passant included) or a promotion: the moves of quiescence."""
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        if kind == EP:
+            return True
+        if kind != NORMAL:
+            return False
+        if (c >> PROMO_SHIFT) & PROMO_MASK:
+            return True
+        target = self.board[(c >> 8) & 0xFF]
+        return bool(target) and target & 1 != self.side
+
+    def capture_codes(self) -> list[int]:
+        """The first stage of staged generation: the pseudo-legal captures and promotions
+        (in-place ones too) of the side to move: what quiescence searches. With
+        `quiet_codes()` it makes `pseudo_codes()` (plus an unmoved royal piece's first
+        leaps); `move_test()` tells which of them are legal."""
+        if self.placing:
+            return []
+        out: list[int] = []
+        square_codes = self._square_codes
+        pieces = self.pieces
+        for code in self.t.side_codes[self.side]:
+            for o in pieces[code]:
+                square_codes(code, o, out, CAPTURE)
+        if self.ep >= 0:
+            self._ep_codes(out)
+        if self.t.any_in_place:
+            self._in_place_codes(out)
+        return out
+
+    def quiet_codes(self) -> list[int]:
+        """The second stage: every pseudo-legal move that neither captures nor promotes
+        (castling, drops, passes included), and, out of check, an unmoved royal piece's
+        first leaps (legal already: the rules engine adds them after its legality test)."""
+        if self.placing:
+            return self._placement_codes()
+        out: list[int] = []
+        side = self.side
+        t = self.t
+        square_codes = self._square_codes
+        pieces = self.pieces
+        for code in t.side_codes[side]:
+            for o in pieces[code]:
+                square_codes(code, o, out, MOVE)
+        if t.variant.castles:
+            self._castling_codes(out)
+        if t.variant.drops:
+            self._drop_codes(out)
+        king = self.kings[side]
+        if t.variant.passing and king >= 0:
+            out.append(king | king << 8 | PASS << KIND_SHIFT)
+        if (
+            king >= 0
+            and t.initial_leap[self.board[king]]
+            and self.virgin[king]
+            and not self.attacked(king, side ^ 1)
+        ):
+            self._royal_first_leaps(king, out)
+        return out
+
+    def pseudo_ok(self, c: int) -> bool:
+        """Whether `c` is a pseudo-legal move here (a move remembered from elsewhere, such
+        as a transposition table's, must pass this before `push_code`): a board move is
+        checked against its piece's moves alone, any other kind against the full list."""
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        if kind == NORMAL and c < GATED and not self.placing:
+            o = c & 0xFF
+            piece = self.board[o]
+            if not piece or piece & 1 != self.side:
+                return False
+            found: list[int] = []
+            self._square_codes(piece, o, found, ALL_MOVES)
+            return c in found
+        return c in self.pseudo_codes()
+
+    def move_test(self) -> Callable[[int], bool] | None:
+        """The legality test of staged generation in this position: a function that tells
+        whether a move of `capture_codes()` or `quiet_codes()` is legal, so that only the
+        moves a search actually plays are proven. None where the rules need the full list
+        (`legal_codes()`): in check (its evasions are found faster there), while pieces
+        are placed, and in variants whose legal moves are not the pseudo-legal ones that
+        pass a test one by one (`Tables.staged`). Valid only while the game goes on
+        (`decided()` is None)."""
+        t = self.t
+        if not t.staged or self.placing:
+            return None
+        side = self.side
+        king = self.kings[side]
+        drop_mate = t.any_drop_mate == 2
+        no_checks = t.variant.no_checks
+        if king < 0 or t.variant.goal == "royal-capture":
+            # Royal capture, or no royal piece at all: every pseudo-legal move is legal
+            # but for the rules that forbid some checks.
+            if king < 0 and not t.plain_castling:
+                return None
+            if not (drop_mate or no_checks):
+                return _always
+
+            def plain(c: int) -> bool:
+                if drop_mate and self._illegal_drop_mate(c):
+                    return False
+                return not (no_checks and self._gives_check(c))
+
+            return plain
+        enemy = side ^ 1
+        if self.attacked(king, enemy):
+            return None
+        facing = t.facing
+        risky = self._pinned(king, enemy)
+        if t.special_codes[enemy]:
+            risky |= t.special_lines(king, enemy)
+        hop_lines = (
+            self._hop_lines(king, enemy) if t.has_hoppers or t.forward_hoppers[enemy] else None
+        )
+        if facing:
+            between = self._between(king, self.kings[enemy])
+            if between is not None:
+                risky.update(between)  # a piece leaving the line may open it
+
+        def test(c: int) -> bool:
+            kind = (c >> KIND_SHIFT) & KIND_MASK
+            if kind == NORMAL:
+                ok = self._board_move_safe(c, king, enemy, risky, hop_lines, facing)
+            elif kind == CASTLE:
+                ok = self._castling_ok(c) and self._castled_safe(c)
+            else:
+                ok = self._safe_after(c, facing)
+            if ok and drop_mate:
+                ok = not self._illegal_drop_mate(c)
+            if ok and no_checks:
+                ok = not self._gives_check(c)
+            return ok
+
+        return test
 
     def _in_place_codes(self, out: list[int]) -> None:
         """In-place promotions (Sittuyin's Pawn): a piece in its zone (anywhere when it is its
@@ -1019,41 +1183,56 @@ class Position:
             )
             if facing and between is not None:
                 risky.update(between)  # a piece leaving the line may open it
+            board_move_safe = self._board_move_safe
             for c in pseudo:
                 if not (c >> KIND_SHIFT) & KIND_MASK:
-                    o = c & 0xFF
-                    if o == king:
-                        d = (c >> 8) & 0xFF
-                        if self.safe_square(king, d) and not (facing and self._faces(d, king)):
-                            out.append(c)
-                        continue
-                    d = (c >> 8) & 0xFF
-                    # A reserve piece entering behind it: the full make. (Not a local
-                    # copy of the dict: a make and unmake puts back a copy of it.)
-                    if o in self.gates[side]:
-                        if self._safe_after(c):
-                            out.append(c)
-                    elif (
-                        o not in risky and not (hop_lines and (o in hop_lines or d in hop_lines))
-                    ) or self._safe_moving(o, d, king, enemy, facing):
+                    if board_move_safe(c, king, enemy, risky, hop_lines, facing):
                         out.append(c)
-                    continue
-                if (c >> KIND_SHIFT) & KIND_MASK == CASTLE:
+                elif (c >> KIND_SHIFT) & KIND_MASK == CASTLE:
                     if self._castling_ok(c) and self._castled_safe(c):
                         out.append(c)
                 elif self._safe_after(c, facing):
                     out.append(c)
             if t.initial_leap[self.board[king]] and self.virgin[king]:
-                leaps = self.variant.piece(t.type_ids[self.board[king] >> 1]).first_leaps
-                if leaps:
-                    self._first_leap_codes(king, leaps, out)
-                else:
-                    self._initial_leap_codes(king, out)
+                self._royal_first_leaps(king, out)
         if in_check and t.capture_checker_only[self.board[king]]:
             out = [c for c in out if c & 0xFF != king or self._takes_the_checker(c, king, enemy)]
         if not out and in_check:
             out = self._swap_codes(king)
         return out
+
+    def _board_move_safe(
+        self,
+        c: int,
+        king: int,
+        enemy: int,
+        risky: set[int],
+        hop_lines: set[int] | None,
+        facing: bool,
+    ) -> bool:
+        """Out of check: the board move `c` leaves the royal piece on `king` safe. Only a
+        move of the royal piece itself, of a piece on a `risky` square (pinned, or on the
+        line between the royal pieces) or on or onto a hopper's line needs a test."""
+        o = c & 0xFF
+        d = (c >> 8) & 0xFF
+        if o == king:
+            return self.safe_square(king, d) and not (facing and self._faces(d, king))
+        # A reserve piece entering behind it: the full make. (Not a local copy of the
+        # dict: a make and unmake puts back a copy of it.)
+        if o in self.gates[self.side]:
+            return self._safe_after(c)
+        return (
+            o not in risky and not (hop_lines and (o in hop_lines or d in hop_lines))
+        ) or self._safe_moving(o, d, king, enemy, facing)
+
+    def _royal_first_leaps(self, king: int, out: list[int]) -> None:
+        """An unmoved royal piece's first leaps, out of check, legal ones only."""
+        t = self.t
+        leaps = self.variant.piece(t.type_ids[self.board[king] >> 1]).first_leaps
+        if leaps:
+            self._first_leap_codes(king, leaps, out)
+        else:
+            self._initial_leap_codes(king, out)
 
     def _parry_squares(self, king: int, enemy: int) -> set[int] | None:
         """With the King in check by one leaper or rider: its square and the squares between

@@ -463,6 +463,11 @@ class Tables:
     in_place: list[InPlace | None] = field(default_factory=list)
     """Per code: its in-place promotion (Sittuyin's Pawn), else None."""
     any_in_place: bool = False
+    staged: bool = False
+    """Out of check, the legal moves are exactly the pseudo-legal ones that pass a test one
+    by one (`Position.move_test`): false where a rule looks at the whole list (compulsory
+    captures or drops, gating, in-place promotions, passes, bikjang) or where a move's
+    legality is no question of the royal piece's safety (pseudo-royal pieces, blasts)."""
 
     _sensitive: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict)
 
@@ -1127,6 +1132,16 @@ def _drop_rules(t: Tables) -> None:
             t.other_colour[code] = p.drop_other_colour
         t.drop_mate[i] = ("legal", "loss", "illegal").index(p.drop_mate)
     t.any_drop_mate = max(t.drop_mate, default=0)
+    t.staged = not (
+        t.pseudo_royal
+        or t.blast
+        or t.any_in_place
+        or variant.must_capture
+        or variant.must_drop
+        or variant.reserve_in_hand
+        or variant.passing
+        or variant.bikjang
+    )
     t.other_colour_codes = (
         tuple(c for c in range(2, ncodes, 2) if t.other_colour[c]),
         tuple(c for c in range(3, ncodes, 2) if t.other_colour[c]),

@@ -1,12 +1,15 @@
 """The search: iterative deepening alpha-beta (principal variation search) over the rules
 engine's own positions.
 
-- a transposition table on the position hash (`search.tt`), its move tried first;
-- quiescence search on captures and promotions, with every evasion when in check;
-- move ordering: hash move, captures by most valuable victim / least valuable attacker,
-  promotions, two killer moves per ply, the history heuristic;
-- check extensions, null-move pruning and late-move reductions away from the principal
-  variation;
+- a transposition table on the position hash (`search.tt`), its move tried first, and
+  optionally a game's memory (table, history, killers) kept between its moves;
+- staged move generation where the rules engine allows it (`Position.move_test`): hash
+  move, captures by most valuable victim / least valuable attacker, killers, quiet moves by
+  history, losing captures; only the moves searched are proven legal;
+- quiescence on captures and promotions (`Position.capture_codes`) without losing ones,
+  bounded in depth, with every evasion when the horizon falls on a check;
+- aspiration windows, check extensions, null move with adaptive reduction, reverse
+  futility and futility pruning, logarithmic late-move reductions, mate distance pruning;
 - every ending scored through the rules: checkmate and royal capture as mate at its
   distance, stalemate as a draw or as a loss on points (Bat games), succession simply as
   the legal moves the rules engine lists, the move-count rule and repetitions as draws;
@@ -23,7 +26,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from rules.outcome import Outcome
@@ -34,12 +37,14 @@ from search.tt import (
     DEPTH_SHIFT,
     EXACT,
     FLAG_SHIFT,
+    HISTORY_SIZE,
     LOWER,
+    MAX_KILLER_PLY,
     SCORE_MASK,
     SCORE_OFFSET,
     UPPER,
+    GameMemory,
     TranspositionTable,
-    pack,
 )
 
 INF = 1_000_000
@@ -55,6 +60,14 @@ DELTA_MARGIN = 200
 CLOCK_EVERY = 4  # nodes between two looks at the clock (a big board's node: ~1 ms)
 POLL_EVERY = 64  # nodes between two calls of `should_stop` (a cancel; may be a syscall)
 GLANCE_RESERVE = 0.02  # share of the time kept back for glancing at the root moves
+QUIESCENCE_PLIES = 8  # captures answered by captures at most this deep past the horizon
+ASPIRATION_DEPTH = 4  # aspiration windows from this iteration on
+ASPIRATION_WINDOW = 40  # centipawns either side of the last iteration's score
+RFP_DEPTH = 6  # reverse futility pruning up to this depth
+RFP_MARGIN = 90  # centipawns per ply of depth
+FUTILITY_DEPTH = 3  # futility pruning of quiet moves up to this depth
+FUTILITY_MARGIN = 120  # centipawns per ply of depth
+LOG = [0.0] + [math.log(n) for n in range(1, 64)]  # late-move reductions: log(d) * log(n)
 
 KIND_SHIFT = MC.KIND_SHIFT
 PROMO_SHIFT = MC.PROMO_SHIFT
@@ -157,30 +170,47 @@ class Searcher:
         history: Iterable[int] = (),
         evaluation: EvalTables | None = None,
         clock: Clock = time.monotonic,
+        memory: GameMemory | None = None,
     ) -> None:
         self.clock = clock
         self.pos = position.copy()
         pos = self.pos
         variant = pos.variant
         self.et = evaluation or eval_tables(pos.t)
-        self.tt = tt or TranspositionTable(4)
+        if memory is not None:
+            # The game's own table, history and killers, kept from its earlier moves.
+            memory.use_for(pos.t)
+            self.tt = memory.tt
+            self.hist = memory.history
+            self.killers = memory.killers
+        else:
+            self.tt = tt or TranspositionTable(4)
+            self.tt.new_search()
+            self.hist = [0] * HISTORY_SIZE
+            self.killers = [[0, 0] for _ in range(MAX_KILLER_PLY)]
         self.royal_capture = variant.goal == "royal-capture"
         # Endings that come with legal moves still available (a goal zone, a bare King, a
-        # check in Kar Ouk, the Nth check, extinction).
+        # check in Kar Ouk, the Nth check, extinction), among them all those after which
+        # the rules engine lists no move (which staged generation does not ask).
         self.board_endings = (
             variant.zone is not None
             or variant.bare_king
             or variant.bare_king_win
             or bool(variant.check_count)
             or variant.extinction is not None
+            or pos.t.immediate_ends
         )
+        # The most a promotion can add to a capture (quiescence's bound of one capture).
+        targets = {c for choices in pos.t.promo_choices for c in choices}
+        targets.update(c for ip in pos.t.in_place if ip is not None for c in ip.choices)
+        self.best_promotion = max((self.et.value[c] for c in targets), default=0)
+        # Staged generation where the rules engine can test moves one by one.
+        self.staged = pos.t.staged
         self.move_rule_plies = 2 * variant.move_rule if variant.move_rule else 1 << 30
         self.rep: dict[int, int] = {}
         for h in history:
             self.rep[h] = self.rep.get(h, 0) + 1
         self.rep[pos.hash] = self.rep.get(pos.hash, 0) + 1
-        self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
-        self.hist: list[int] = [0] * (1 << 17)
         self.nodes = 0
         self.max_nodes = 1 << 62
         self.next_check = CLOCK_EVERY
@@ -193,7 +223,9 @@ class Searcher:
         self.nonpawn_codes = tuple(
             tuple(c for c in self.et.side_codes[s] if self.et.phase[c]) for s in (0, 1)
         )
-        self.null_ok = not pos.placing
+        # No null move where a pass is a move of its own, or where being forced to take is
+        # the whole game (zugzwang everywhere).
+        self.null_ok = not (pos.placing or variant.passing or variant.must_capture)
 
     # ------------------------------------------------------------------ budget
 
@@ -256,6 +288,10 @@ class Searcher:
     # ------------------------------------------------------------------ ordering
 
     def _order(self, moves: list[int], hmove: int, ply: int) -> list[int]:
+        """All of a node's legal moves in the order of the stages: the hash move, captures
+        and promotions by most valuable victim / least valuable attacker, the killers,
+        quiet moves by history (used where the full legal list is needed anyway: in
+        check, at the root, in variants without `Position.move_test`)."""
         pos = self.pos
         board = pos.board
         value = self.et.value
@@ -286,6 +322,79 @@ class Searcher:
         scored.sort(reverse=True)
         return [c for _s, c in scored]
 
+    def _captures(self, moves: list[int], hmove: int) -> tuple[list[int], list[int]]:
+        """Captures and promotions (pseudo-legal) ordered by most valuable victim / least
+        valuable attacker, and apart, those that lose material by a simple exchange test
+        (`_losing`), to be tried after the quiet moves."""
+        pos = self.pos
+        board = pos.board
+        value = self.et.value
+        good = []
+        bad = []
+        for c in moves:
+            if c == hmove:
+                continue
+            kind = (c >> KIND_SHIFT) & 7
+            victim = board[(c >> 8) & 0xFF] if kind == NORMAL_KIND else 0
+            promo = (c >> PROMO_SHIFT) & 0x3F
+            gain = (value[victim] if victim else 100 if kind == EP_KIND else 0) + (
+                value[promo << 1] if promo else 0
+            )
+            s = gain * 64 - value[board[c & 0xFF]]
+            if self._losing(c, gain):
+                bad.append((s, c))
+            else:
+                good.append((s, c))
+        good.sort(reverse=True)
+        bad.sort(reverse=True)
+        return [c for _s, c in good], [c for _s, c in bad]
+
+    def _losing(self, c: int, gain: int) -> bool:
+        """A static exchange test, in its simplest variant-general form: the moving piece
+        is worth more than what it wins and the enemy attacks the square it lands on."""
+        pos = self.pos
+        kind = (c >> KIND_SHIFT) & 7
+        if kind != NORMAL_KIND:
+            return False
+        piece = pos.board[c & 0xFF]
+        if not piece:
+            return False
+        worth = self.et.value[piece]
+        if worth <= gain:
+            return False
+        return pos.attacked((c >> 8) & 0xFF, pos.side ^ 1)
+
+    def _quiets(self, moves: list[int], hmove: int, ply: int) -> list[int]:
+        """Quiet moves: the killers first, then by history."""
+        k1, k2 = self.killers[ply]
+        hist = self.hist
+        side16 = self.pos.side << 16
+        scored = []
+        for c in moves:
+            if c == hmove:
+                continue
+            if c == k1:
+                s = 1 << 30
+            elif c == k2:
+                s = (1 << 30) - 1
+            else:
+                s = hist[(c & 0xFFFF) | side16]
+            scored.append((s, c))
+        scored.sort(reverse=True)
+        return [c for _s, c in scored]
+
+    def _biggest_victim(self, color: int) -> int:
+        """What one capture could win at most: the most valuable non-royal piece of `color`
+        on the board, plus the best promotion."""
+        pieces = self.pos.pieces
+        value = self.et.value
+        royal = self.et.royal
+        best = 0
+        for code in self.et.side_codes[color]:
+            if pieces[code] and not royal[code] and value[code] > best:
+                best = value[code]
+        return best + self.best_promotion
+
     def _is_quiet(self, c: int) -> bool:
         kind = (c >> KIND_SHIFT) & 7
         if (c >> PROMO_SHIFT) & 0x3F:
@@ -303,7 +412,18 @@ class Searcher:
 
     # ------------------------------------------------------------------ the search
 
-    def _search(self, depth: int, alpha: int, beta: int, ply: int, in_check: bool) -> int:
+    def _can_null(self) -> bool:
+        """Null-move pruning is sound only where passing would not help: the side has
+        pieces besides Pawns and royals (on the board or in hand), so zugzwang is unlikely."""
+        pos = self.pos
+        side = pos.side
+        if any(pos.pieces[c] for c in self.nonpawn_codes[side]):
+            return True
+        return self.et.has_hands and any(pos.hands[side])
+
+    def _search(
+        self, depth: int, alpha: int, beta: int, ply: int, in_check: bool, null: bool = True
+    ) -> int:
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._check()
@@ -318,7 +438,7 @@ class Searcher:
             return DRAW
         if depth <= 0 or ply >= MAX_PLY:
             return self._quiesce(alpha, beta, ply, in_check, 0)
-        # A mate already found nearer the root cannot be beaten here.
+        # Mate distance: a mate already found nearer the root cannot be beaten here.
         alpha = max(alpha, -MATE + ply)
         beta = min(beta, MATE - ply - 1)
         if alpha >= beta:
@@ -337,47 +457,72 @@ class Searcher:
                     s -= ply
                 elif s <= -MATE_BOUND:
                     s += ply
-                flag = word >> FLAG_SHIFT
+                flag = (word >> FLAG_SHIFT) & 3
                 if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
                     return s
-        moves = pos.legal_codes()
-        if not moves:
-            return self._no_moves(ply)
         side = pos.side
-        if (
+        stand = -INF
+        if not in_check:
+            stand = self.static()
+            if not pv_node and abs(beta) < MATE_BOUND:
+                # Reverse futility: far enough above beta that a quiet move will not undo it.
+                if depth <= RFP_DEPTH and stand - RFP_MARGIN * depth >= beta:
+                    return stand
+                if null and depth >= 2 and self.null_ok and stand >= beta and self._can_null():
+                    r = 3 + depth // 4 + min(2, (stand - beta) // 200)
+                    pos.push_null()
+                    try:
+                        s = -self._search(depth - 1 - r, -beta, -beta + 1, ply + 1, False, False)
+                    finally:
+                        pos.pop_code()
+                    if s >= beta:
+                        return beta if s >= MATE_BOUND else s
+        test = pos.move_test() if not in_check and self.staged else None
+        moves: Iterable[int]
+        if test is None:
+            legal = pos.legal_codes()
+            if not legal:
+                return self._no_moves(ply)
+            moves = self._order(legal, hmove, ply)
+        else:
+            if hmove and not (pos.pseudo_ok(hmove) and test(hmove)):
+                hmove = 0
+            moves = self._staged(test, hmove, ply)
+        futile = (
             not pv_node
             and not in_check
-            and depth >= 3
-            and self.null_ok
-            and abs(beta) < MATE_BOUND
-            and any(pos.pieces[c] for c in self.nonpawn_codes[side])
-            and self.static() >= beta
-        ):
-            pos.push_null()
-            try:
-                s = -self._search(depth - 3, -beta, -beta + 1, ply + 1, False)
-            finally:
-                pos.pop_code()
-            if s >= beta:
-                return beta
-        ordered = self._order(moves, hmove, ply)
+            and depth <= FUTILITY_DEPTH
+            and abs(alpha) < MATE_BOUND
+            and stand + FUTILITY_MARGIN * depth <= alpha
+        )
         best = -INF
         best_move = 0
         flag = UPPER
         extend_ok = ply < 2 * self.root_depth
-        for n, c in enumerate(ordered):
+        searched = 0
+        quiets_tried: list[int] = []
+        log_depth = LOG[min(depth, 63)]
+        for c in moves:
             quiet = self._is_quiet(c)
             saved = (self.mg, self.eg, self.ph)
             self._push(c)
             try:
                 child_check = pos.is_check()
+                if futile and quiet and searched and not child_check:
+                    continue  # futility: this quiet move will not lift the score to alpha
                 new_depth = depth - 1 + (1 if child_check and extend_ok else 0)
-                if n == 0:
+                if searched == 0:
                     s = -self._search(new_depth, -beta, -alpha, ply + 1, child_check)
                 else:
                     r = 0
-                    if depth >= 3 and n >= 3 and quiet and not in_check and not child_check:
-                        r = 2 if n >= 12 and depth >= 5 else 1
+                    if depth >= 3 and searched >= 2 and quiet and not in_check and not child_check:
+                        r = int(0.5 + log_depth * LOG[min(searched, 63)] / 2.25)
+                        if pv_node:
+                            r -= 1
+                        k = self.killers[ply]
+                        if c == k[0] or c == k[1]:
+                            r -= 1
+                        r = max(0, min(r, new_depth - 1))
                     s = -self._search(new_depth - r, -alpha - 1, -alpha, ply + 1, child_check)
                     if r and s > alpha:
                         s = -self._search(new_depth, -alpha - 1, -alpha, ply + 1, child_check)
@@ -385,6 +530,7 @@ class Searcher:
                         s = -self._search(new_depth, -beta, -alpha, ply + 1, child_check)
             finally:
                 self._pop(saved)
+            searched += 1
             if s > best:
                 best = s
                 best_move = c
@@ -394,24 +540,63 @@ class Searcher:
                     if s >= beta:
                         flag = LOWER
                         if quiet:
-                            k = self.killers[ply]
-                            if k[0] != c:
-                                k[1] = k[0]
-                                k[0] = c
-                            i = (c & 0xFFFF) | side << 16
-                            self.hist[i] += depth * depth
-                            if self.hist[i] > 1 << 24:
-                                self.hist = [h >> 1 for h in self.hist]
+                            self._reward(c, side, ply, depth, quiets_tried)
                         break
+            if quiet:
+                quiets_tried.append(c)
+        if searched == 0:
+            if test is not None and not self._any_legal(test):
+                return self._no_moves(ply)
+            if best == -INF:
+                # Every move was futile: the static score is as good a bound as any.
+                return stand
         stored = best
         if stored >= MATE_BOUND:
             stored += ply
         elif stored <= -MATE_BOUND:
             stored -= ply
-        tt.keys[slot] = key
-        tt.moves[slot] = best_move
-        tt.info[slot] = pack(stored, depth, flag)
+        tt.store(key, best_move, stored, depth, flag)
         return best
+
+    def _staged(self, test: Callable[[int], bool], hmove: int, ply: int) -> Iterator[int]:
+        """A node's legal moves stage by stage, each stage generated only when the one
+        before has not cut the node off: the hash move (already tested), the captures that
+        do not lose material, the quiet moves, the losing captures."""
+        pos = self.pos
+        if hmove:
+            yield hmove
+        good, bad = self._captures(pos.capture_codes(), hmove)
+        for c in good:
+            if test(c):
+                yield c
+        for c in self._quiets(pos.quiet_codes(), hmove, ply):
+            if test(c):
+                yield c
+        for c in bad:
+            if test(c):
+                yield c
+
+    def _any_legal(self, test: Callable[[int], bool]) -> bool:
+        """Whether the side to move has a legal move (when staged search tried none)."""
+        pos = self.pos
+        return any(test(c) for c in pos.capture_codes()) or any(test(c) for c in pos.quiet_codes())
+
+    def _reward(self, c: int, side: int, ply: int, depth: int, tried: list[int]) -> None:
+        """A quiet move refuted the opponent's: a killer at this ply, history up for it and
+        down for the quiet moves tried before it."""
+        k = self.killers[ply]
+        if k[0] != c:
+            k[1] = k[0]
+            k[0] = c
+        hist = self.hist
+        bonus = depth * depth
+        i = (c & 0xFFFF) | side << 16
+        hist[i] += bonus
+        for q in tried:
+            j = (q & 0xFFFF) | side << 16
+            hist[j] -= bonus
+        if hist[i] > 1 << 24:
+            self.hist[:] = [h >> 1 for h in hist]
 
     def _quiesce(self, alpha: int, beta: int, ply: int, in_check: bool, qply: int) -> int:
         self.nodes += 1
@@ -428,24 +613,27 @@ class Searcher:
             return self.static()
         board = pos.board
         value = self.et.value
+        test: Callable[[int], bool] | None = None
         if in_check and qply < QCHECK_PLIES:
             moves = pos.legal_codes()
             if not moves:
                 return self._no_moves(ply)
             best = -INF
-            stand = -INF
             ordered = self._order(moves, 0, ply)
+            test = _known_legal
         else:
             stand = self.static()
             if stand >= beta:
                 return stand
             alpha = max(alpha, stand)
             best = stand
-            if pos.placing:
+            if pos.placing or qply >= QUIESCENCE_PLIES:
                 return stand
             side = pos.side
+            if stand + self._biggest_victim(side ^ 1) + DELTA_MARGIN < alpha:
+                return stand  # not even the best capture with a promotion could reach alpha
             tactical = []
-            for c in pos.legal_codes():
+            for c in pos.capture_codes():
                 kind = (c >> KIND_SHIFT) & 7
                 if kind == NORMAL_KIND:
                     victim = board[(c >> 8) & 0xFF]
@@ -454,16 +642,28 @@ class Searcher:
                         gain = value[victim] + (value[promo << 1] if promo else 0)
                         if stand + gain + DELTA_MARGIN < alpha:
                             continue  # even winning the piece would not raise alpha
+                        if self._losing(c, gain):
+                            continue  # SEE: the exchange loses material
                         tactical.append((gain * 64 - value[board[c & 0xFF]], c))
                     elif promo:
-                        tactical.append((value[promo << 1], c))
+                        gain = value[promo << 1]
+                        if self._losing(c, gain):
+                            continue
+                        tactical.append((gain, c))
                 elif kind == EP_KIND:
                     tactical.append((100 * 64, c))
             if not tactical:
                 return stand
             tactical.sort(reverse=True)
             ordered = [c for _s, c in tactical]
+            if self.staged and not in_check:
+                test = pos.move_test()
+            if test is None:
+                legal = set(pos.legal_codes())
+                test = legal.__contains__
         for c in ordered:
+            if not test(c):
+                continue
             saved = (self.mg, self.eg, self.ph)
             self._push(c)
             try:
@@ -640,7 +840,7 @@ class Searcher:
                 child_check = pos.is_check()
                 new_depth = depth - 1 + (1 if child_check else 0)
                 if n == 0:
-                    s = -self._search(new_depth, -INF, INF, 1, child_check)
+                    s = self._first(new_depth, child_check, scores.get(c), depth)
                 elif margin:
                     s = -self._search(new_depth, -INF, -(best - margin), 1, child_check)
                 else:
@@ -663,6 +863,25 @@ class Searcher:
         key = pos.hash ^ (pos.t.z_ep[pos.ep] if pos.ep >= 0 else 0)
         self.tt.store(key, best_move, best, depth, EXACT)
         return best_move, best
+
+    def _first(self, depth: int, in_check: bool, previous: int | None, root_depth: int) -> int:
+        """The score of the first root move (the move just pushed), within an aspiration
+        window around its score of the iteration before, widened when it falls outside."""
+        if previous is None or root_depth < ASPIRATION_DEPTH or abs(previous) >= MATE_BOUND:
+            return -self._search(depth, -INF, INF, 1, in_check)
+        window = ASPIRATION_WINDOW
+        alpha, beta = previous - window, previous + window
+        while True:
+            s = -self._search(depth, -beta, -alpha, 1, in_check)
+            if alpha < s < beta:
+                return s
+            window *= 4
+            if window > 4 * ASPIRATION_WINDOW * 4 * 4:
+                return -self._search(depth, -INF, INF, 1, in_check)
+            if s <= alpha:
+                alpha = max(-INF, s - window)
+            else:
+                beta = min(INF, s + window)
 
     def _pv(self, first: int, depth: int) -> tuple[int, ...]:
         """The principal variation: the best move, then the table's moves while legal."""
@@ -694,6 +913,11 @@ class Searcher:
 
     def _elapsed(self) -> float:
         return self.clock() - self.start
+
+
+def _known_legal(c: int) -> bool:
+    """The legality test of moves taken from `Position.legal_codes()`."""
+    return True
 
 
 def _choose(pool: list[tuple[int, int]], temperature: float, seed: int) -> tuple[int, int]:

@@ -1,0 +1,81 @@
+"""Staged generation (`Position.capture_codes`, `quiet_codes`, `move_test`, `pseudo_ok`),
+the search's way to list moves: its stages filtered by the legality test must be exactly
+the legal moves, in random positions of every variant where the test applies."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.game import game_after
+from rules.position import Position
+from rules.tables import tables_of
+from rules.variant import load_variant, variant_ids
+
+VARIANTS = sorted(variant_ids())
+
+
+def check_stages(pos: Position, before: list[int]) -> bool:
+    """The stages of `pos` against its legal moves; True when the legality test applied."""
+    legal = set(pos.legal_codes())
+    captures = pos.capture_codes()
+    quiets = pos.quiet_codes()
+    pseudo = set(pos.pseudo_codes())
+    assert not set(captures) & set(quiets)
+    if not pos.placing:
+        assert pseudo <= set(captures) | set(quiets)
+    assert all(pos._tactical(c) for c in captures)
+    assert not any(pos._tactical(c) for c in quiets if c in pseudo)
+    for c in [*list(pseudo)[:20], *before[:20]]:
+        assert pos.pseudo_ok(c) == (c in pseudo), c
+    test = pos.move_test()
+    if test is None:
+        return False
+    assert {c for c in [*captures, *quiets] if test(c)} == legal
+    return True
+
+
+def playout(variant: str, seed: int, plies: int) -> int:
+    """Random play in `variant`, the stages checked at every ply; positions tested."""
+    rng = random.Random(seed)
+    pos = Position.start(variant)
+    before: list[int] = []
+    tested = 0
+    for _ in range(plies):
+        if pos.decided() is not None:
+            break
+        legal = pos.legal_codes()
+        if not legal:
+            break
+        tested += check_stages(pos, before)
+        before = legal
+        pos.push_code(rng.choice(legal))
+    return tested
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(VARIANTS), st.integers(min_value=0, max_value=1 << 30))
+def test_stages_are_the_legal_moves(variant: str, seed: int) -> None:
+    playout(variant, seed, 40)
+
+
+def test_the_test_applies_where_the_rules_allow() -> None:
+    """Data-driven: the rules that look at the whole list of moves turn staging off."""
+    assert tables_of(load_variant("chess")).staged
+    assert tables_of(load_variant("xiangqi")).staged  # flying general: tested move by move
+    assert tables_of(load_variant("shogi")).staged  # drop mate: tested move by move
+    for variant in ("antichess", "atomic", "janggi", "seirawan", "sittuyin", "placement"):
+        assert not tables_of(load_variant(variant)).staged, variant
+    assert playout("chess", 1, 60) > 0
+    assert playout("bigorra", 2, 40) > 0  # unmoved Kings' leaps
+    assert playout("xiangqi", 3, 60) > 0
+    assert playout("crazyhouse", 4, 60) > 0
+
+
+def test_no_test_in_check() -> None:
+    """In check the full list (its evasions) is used."""
+    pos = game_after("chess", ["e2e4", "f7f6", "d1h5"]).position
+    assert pos.is_check()
+    assert pos.move_test() is None
