@@ -29,6 +29,7 @@ MODULES = (
     "interactions",
     "search",
     "match",
+    "engine",
     "variants",
     "opponent",
     "responsive",

@@ -5,12 +5,18 @@ ending).
 Games come in pairs from the same opening, one with each colour. Against Fairy-Stockfish
 each pair starts from two random plies (its Skill Level plays at random too); a game both
 engines score at 10 Pawns or more for the same side, three moves running each, is
-adjudicated to that side, and a game still running at the ply cap is a draw.
+adjudicated to that side, and a game still running at the ply cap is a draw. The engine
+matches of issue 29 (`benchmarks/bench_engine.py`) may also adjudicate a draw: both
+engines within 0.20 Pawns of level for eight moves running each, from move 40 on (as
+cutechess-cli's `-draw movenumber=40 movecount=8 score=20`).
 """
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -29,6 +35,10 @@ from search.uci import UciEngine
 VARIANT_FILES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 ADJUDICATE_CP = 1_000
 ADJUDICATE_MOVES = 3
+DRAW_FROM_PLY = 80  # move 40
+DRAW_CP = 20
+DRAW_MOVES = 8
+DRIVER = Path(__file__).resolve().parent / "engine_driver.py"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +134,21 @@ class EnginePlayer(Player):
         return Choice(coordinates(game.position, result.move), result.score)
 
 
+def elo_pick_depth(elo: int) -> int:
+    """The depth at which Fairy-Stockfish, set to `UCI_Elo` (UCI_LimitStrength), picks the
+    move it plays: its skill level is (elo - 1346.6) / 143.4 raised to 1 / 0.806, rounded
+    down or (at random, by its fraction) up, and the move is drawn from the MultiPV 4 lines
+    at depth 1 + level; searching deeper does not change it (src/search.cpp, `Skill`).
+    So a search to this depth plays as that Elo whatever the machine's load."""
+    level = min(max(((elo - 1346.6) / 143.4) ** (1 / 0.806), 0.0), 20.0)
+    return 2 + int(level)
+
+
 class FairyStockfishPlayer(Player):
-    """Fairy-Stockfish over UCI at a fixed Skill Level and time per move. `letters` maps
-    Fairy Post's promotion letters to Fairy-Stockfish's where they differ."""
+    """Fairy-Stockfish over UCI at a fixed Skill Level, or at a `UCI_Elo` when `elo` is
+    given (its UCI_LimitStrength, 1350 to 2850 in 11.1), and a fixed time per move, or a
+    fixed depth when `depth` is given (`elo_pick_depth`). `letters` maps Fairy Post's
+    promotion letters to Fairy-Stockfish's where they differ."""
 
     def __init__(
         self,
@@ -135,17 +157,32 @@ class FairyStockfishPlayer(Player):
         skill: int,
         movetime_ms: int,
         letters: dict[str, str] | None = None,
+        *,
+        elo: int | None = None,
+        depth: int | None = None,
     ) -> None:
         self.engine = engine
         self.variant = variant
         self.skill = skill
+        self.elo = elo
         self.movetime_ms = movetime_ms
+        self.depth = depth
+        self.depths: list[int] = []
         self.to_fsf = {k: v.lower() for k, v in (letters or {}).items()}
         self.from_fsf = {v.lower(): k for k, v in (letters or {}).items()}
-        self.name = f"Fairy-Stockfish Skill Level {skill}"
+        self.name = (
+            f"Fairy-Stockfish UCI_Elo {elo}"
+            if elo is not None
+            else f"Fairy-Stockfish Skill Level {skill}"
+        )
 
     def start(self, game: Game) -> None:
-        self.engine.set_option("Skill Level", str(self.skill))
+        if self.elo is not None:
+            self.engine.set_option("UCI_LimitStrength", "true")
+            self.engine.set_option("UCI_Elo", str(self.elo))
+        else:
+            self.engine.set_option("UCI_LimitStrength", "false")
+            self.engine.set_option("Skill Level", str(self.skill))
         self.engine.new_game(self.variant)
 
     def _fsf(self, text: str) -> str:
@@ -157,7 +194,15 @@ class FairyStockfishPlayer(Player):
 
     def choose(self, game: Game) -> Choice:
         moves = [self._fsf(m.coordinates) for m in game.history]
-        move, score = self.engine.best_move(moves, self.movetime_ms)
+        position = "startpos" + (" moves " + " ".join(moves) if moves else "")
+        limits = f"depth {self.depth}" if self.depth is not None else f"movetime {self.movetime_ms}"
+        result = self.engine.go(position, limits, timeout=None)
+        assert result is not None  # nothing can call it off
+        move, score = result.bestmove, None
+        if result.lines:
+            best = result.lines[0]
+            score = best.score if best.mate is None else (100_000 if best.mate > 0 else -100_000)
+        self.depths.append(result.depth)
         body = move.rstrip("abcdefghijklmnopqrstuvwxyz+")  # moves end in a rank or a letter
         letter = move[len(body) :]
         if letter:
@@ -165,6 +210,70 @@ class FairyStockfishPlayer(Player):
         if score is not None and abs(score) >= 100_000:
             score = MATE_BOUND if score > 0 else -MATE_BOUND
         return Choice(body + letter, score)
+
+
+class DriverPlayer(Player):
+    """A Fairy Post engine in a process of its own (`benchmarks/engine_driver.py`): the
+    engine under `root` (the working tree, or an earlier commit's `rules` and `search`), on
+    the CPU clock by default. `cpu` and `wall` add up what its searches took."""
+
+    def __init__(
+        self, root: Path, name: str, movetime: float, *, level: int = 8, clock: str = "cpu"
+    ) -> None:
+        self.name = name
+        self.movetime = movetime
+        self.level = level
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(DRIVER), "--root", str(root), "--clock", clock],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self.moves = 0
+        self.nodes = 0
+        self.cpu = 0.0
+        self.wall = 0.0
+        self.depths: list[int] = []
+
+    def ask(self, request: dict[str, object]) -> dict[str, object]:
+        """One request, its answer; RuntimeError when the engine fails."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{self.name}: the engine process exited")
+        answer: dict[str, object] = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(f"{self.name}: {answer['error']}")
+        return answer
+
+    def start(self, game: Game) -> None:
+        self.ask({"op": "new", "variant": game.variant.id})
+
+    def choose(self, game: Game) -> Choice:
+        moves = [m.coordinates for m in game.history]
+        answer = self.ask(
+            {"op": "go", "moves": moves, "movetime": self.movetime, "level": self.level}
+        )
+        move, score = answer["move"], answer["score"]
+        assert isinstance(move, str) and isinstance(score, int)
+        self.moves += 1
+        self.nodes += int(str(answer["nodes"]))
+        self.cpu += float(str(answer["cpu"]))
+        self.wall += float(str(answer["wall"]))
+        self.depths.append(int(str(answer["depth"])))
+        return Choice(move, score)
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 @dataclass
@@ -213,8 +322,10 @@ def play_game(
     *,
     max_plies: int = 400,
     adjudicate: bool = False,
+    adjudicate_draws: bool = False,
 ) -> tuple[float, str, int]:
-    """One game; (White's points, how it ended, plies)."""
+    """One game; (White's points, how it ended, plies). `adjudicate` ends a game both
+    players score as won for one side; `adjudicate_draws` one both score as level late."""
     game = Game(variant)
     for text in opening:
         game.play(text, check_marks=False)
@@ -222,6 +333,7 @@ def play_game(
     for p in players:
         p.start(game)
     big: list[list[int]] = [[], []]  # each player's recent scores, White's view
+    level: list[list[int]] = [[], []]
     while True:
         outcome = game.outcome()
         if outcome is not None:
@@ -241,6 +353,12 @@ def play_game(
                 ):
                     who = "white" if sign > 0 else "black"
                     return (1.0 if sign > 0 else 0.0), f"{who} wins (adjudicated)", game.ply
+        if adjudicate_draws and choice.score is not None:
+            level[side] = [*level[side][-(DRAW_MOVES - 1) :], choice.score]
+            if game.ply >= DRAW_FROM_PLY and all(
+                len(s) == DRAW_MOVES and all(abs(x) <= DRAW_CP for x in s) for s in level
+            ):
+                return 0.5, "draw (adjudicated)", game.ply
 
 
 def random_opening(variant: Variant, plies: int, seed: int) -> list[str]:
