@@ -13,7 +13,7 @@ from rules.position import Position
 from rules.postext import parse_position
 from search.levels import DEFAULT_LEVEL, level
 from search.searcher import Limits, Searcher, SearchResult, mate_in
-from search.tt import TranspositionTable
+from search.tt import GameMemory, TranspositionTable
 
 DRAW_ACCEPT_MARGIN = 25  # centipawns: "dead level", or the engine is not better than that
 
@@ -67,9 +67,11 @@ def think(
     *,
     tt: TranspositionTable | None = None,
     should_stop: Callable[[], bool] | None = None,
+    memory: GameMemory | None = None,
 ) -> SearchResult:
-    """Search the game's current position (the game is left unchanged)."""
-    searcher = Searcher(game.position, tt=tt, history=history_hashes(game))
+    """Search the game's current position (the game is left unchanged). `memory`: the
+    game's table, history and killers from its earlier moves (then `tt` is not used)."""
+    searcher = Searcher(game.position, tt=tt, history=history_hashes(game), memory=memory)
     return searcher.search(limits, should_stop=should_stop)
 
 
@@ -84,6 +86,7 @@ def best_move(
     tt: TranspositionTable | None = None,
     should_stop: Callable[[], bool] | None = None,
     deadline: float | None = None,
+    memory: GameMemory | None = None,
 ) -> EngineMove | None:
     """The move the engine plays at `level_number`; None when the game is over.
     `movetime` (seconds; `math.inf` for none), `nodes` and `depth` override the level's
@@ -99,7 +102,7 @@ def best_move(
             depth=depth if depth is not None else limits.depth,
             nodes=nodes if nodes is not None else limits.nodes,
         )
-    result = think(game, limits, tt=tt, should_stop=should_stop)
+    result = think(game, limits, tt=tt, should_stop=should_stop, memory=memory)
     if result.move is None:
         return None
     pos = game.position

@@ -264,6 +264,7 @@ class OpponentService:
             seed=game.id * 1000 + ply,
             deadline=asked_at + movetime,
             partner=partner_plays(number),
+            game=str(game.id),
         )
         game_id = game.id
 

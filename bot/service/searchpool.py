@@ -7,7 +7,9 @@ priority than the bot (`nice`), so a player's autocomplete wins the CPU over a s
 
 A job carries the variant (a picklable rules `Variant`, a server's own included) and the
 moves; the worker replays them and searches with a transposition table of fixed size that it
-keeps for its life (cleared between searches), so memory is bounded by workers x table size.
+keeps for its life: a job with a game key uses that game's own table, history and killers,
+kept from its earlier moves for the few most recent games (`KEPT_GAMES`), any other job a
+table cleared first; so memory is bounded by workers x (KEPT_GAMES + 1) x table size.
 
 Fairy-Stockfish as a partner: when the operator names its executable (FAIRYPOST_FAIRY_STOCKFISH),
 each worker keeps one Fairy-Stockfish process of its own (`search.partner`), started on first
@@ -49,12 +51,16 @@ from search.analysis import Analysis, Judgement, analyze
 from search.levels import level
 from search.partner import OWN_ENGINE, FairyStockfish, PartnerError, Unsupported
 from search.play import EngineMove, accepts_draw, best_move
-from search.tt import TranspositionTable
+from search.tt import GameMemories, GameMemory, TranspositionTable
 
 log = logging.getLogger("fairypost.engine")
 
 DEFAULT_WORKERS = 1
 DEFAULT_TABLE_MEGABYTES = 16
+KEPT_GAMES = 4
+"""Games whose search memory (a table each, with history and killers) a worker keeps
+between their moves: with the table for other searches, memory is bounded by workers x
+(KEPT_GAMES + 1) x table size."""
 WORKER_NICE = 5
 """How much lower the workers' CPU priority is than the bot's."""
 POLL_SECONDS = 0.25
@@ -81,6 +87,9 @@ class SearchJob:
     deadline: float | None = None
     partner: bool = False
     """Fairy-Stockfish plays it if the pool has one and it can (else Fairy Post's engine)."""
+    game: str | None = None
+    """The game's key (its id): the worker keeps the game's table, history and killers
+    for its next move (for the `KEPT_GAMES` most recent games); None: a fresh table."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +121,12 @@ class Reviewed:
 
 
 class _Worker:
-    """The state a worker process keeps between jobs: its table."""
+    """The state a worker process keeps between jobs: its table, and the memories of the
+    most recent games."""
 
     megabytes = DEFAULT_TABLE_MEGABYTES
     table: TranspositionTable | None = None
+    memories: GameMemories | None = None
     partner: FairyStockfish | None = None
 
 
@@ -141,6 +152,13 @@ def _start_worker(megabytes: int, parent: int, partner: str | None, folder: str)
         os._exit(0)
 
     threading.Thread(target=watch, name="fairypost-search-watch", daemon=True).start()
+
+
+def _game_memory(key: str) -> GameMemory:
+    """The kept memory of game `key` (least recently used games give theirs up)."""
+    if _Worker.memories is None:
+        _Worker.memories = GameMemories(KEPT_GAMES, _Worker.megabytes)
+    return _Worker.memories.get(key)
 
 
 def _fresh_table() -> TranspositionTable:
@@ -192,7 +210,8 @@ def _search(job: SearchJob, stop_file: str) -> SearchAnswer | None:
         movetime=job.movetime,
         nodes=job.nodes,
         seed=job.seed,
-        tt=_fresh_table(),
+        tt=_fresh_table() if job.game is None else None,
+        memory=_game_memory(job.game) if job.game is not None else None,
         should_stop=_stopper(stop_file),
         deadline=due,
     )

@@ -26,3 +26,21 @@ def test_a_deadline_spent_before_the_search_still_brings_the_mate_in_one() -> No
     assert answer.score_text == "mate in 1"
     assert answer.depth == 1
     assert answer.nodes <= 4
+
+
+def test_a_game_key_keeps_the_games_memory_in_the_worker() -> None:
+    """A job with a game key searches with that game's kept table (the worker's function,
+    called here in this process); a job without one uses the worker's cleared table."""
+    from bot.service import searchpool
+
+    variant = load_variant("chess")
+    stop = "/nonexistent/stop"
+    searchpool._search(SearchJob(variant, ("e2e4",), level=8, nodes=2000, game="17"), stop)
+    memory = searchpool._game_memory("17")
+    kept = bytes(memory.tt.keys)
+    assert any(kept)
+    searchpool._search(SearchJob(variant, ("e2e4", "e7e5"), level=8, nodes=2000), stop)
+    assert bytes(memory.tt.keys) == kept  # another search left the game's table alone
+    searchpool._search(SearchJob(variant, ("e2e4", "e7e5"), level=8, nodes=2000, game="17"), stop)
+    assert searchpool._game_memory("17") is memory
+    assert bytes(memory.tt.keys) != kept  # the game's next move added to its table
