@@ -8,7 +8,6 @@ a chess game is its own."""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -25,9 +24,9 @@ from bot.service.searchpool import SearchJob, SearchPool
 from rules.variant import load_variant
 from search.levels import MAX_LEVEL
 from search.partner import OWN_ENGINE
-from search.uci import find_engine
 from storage import Storage
 from tests.bot.conftest import ANN, BOB, CHANNEL, GUILD, start_game
+from tests.fairy_stockfish import fairy_stockfish
 from tests.search.fake_uci import install as install_fake
 
 FAIRY = UserRef(777, "Fairy Post", bot=True)
@@ -95,13 +94,7 @@ async def test_a_crashing_partner_never_stalls_the_move(
 
 @pytest.fixture(scope="module")
 def fsf_pool() -> Iterator[SearchPool]:
-    path = find_engine()
-    if path is None:
-        reason = "Fairy-Stockfish is not installed (apt-get install fairy-stockfish)"
-        if os.environ.get("FAIRYPOST_REQUIRE_FAIRY_STOCKFISH") == "1":
-            pytest.fail(f"{reason}; FAIRYPOST_REQUIRE_FAIRY_STOCKFISH=1 requires these tests")
-        pytest.skip(reason)
-    pool = SearchPool(1, table_megabytes=1, partner=path)
+    pool = SearchPool(1, table_megabytes=1, partner=fairy_stockfish())
     try:
         yield pool
     finally:

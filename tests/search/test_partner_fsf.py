@@ -5,7 +5,6 @@ FAIRYPOST_REQUIRE_FAIRY_STOCKFISH=1 (set by `.ci/run`) makes that a failure."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,18 +14,12 @@ from rules.game import Game
 from rules.variant import load_variant
 from search.partner import FairyStockfish, Unsupported
 from search.searcher import MATE_BOUND
-from search.uci import find_engine
+from tests.fairy_stockfish import fairy_stockfish
 
 
 @pytest.fixture(scope="module")
 def partner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FairyStockfish]:
-    path = find_engine()
-    if path is None:
-        reason = "Fairy-Stockfish is not installed (apt-get install fairy-stockfish)"
-        if os.environ.get("FAIRYPOST_REQUIRE_FAIRY_STOCKFISH") == "1":
-            pytest.fail(f"{reason}; FAIRYPOST_REQUIRE_FAIRY_STOCKFISH=1 requires these tests")
-        pytest.skip(reason)
-    engine = FairyStockfish(path, Path(tmp_path_factory.mktemp("variants")))
+    engine = FairyStockfish(fairy_stockfish(), Path(tmp_path_factory.mktemp("variants")))
     try:
         yield engine
     finally:
