@@ -28,6 +28,7 @@ MODULES = (
     "render",
     "interactions",
     "search",
+    "clock",
     "match",
     "engine",
     "variants",

@@ -8,25 +8,28 @@ wall-time overruns on a loaded machine are measured in benchmarks/bench_clock.py
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.game import game_after
+from rules.game import Game, game_after
 from rules.position import Position
-from rules.postext import parse_position
-from rules.variant import variant_ids
+from rules.variant import load_variant, variant_ids
 from search.levels import LEVELS, level
 from search.searcher import MATE, Limits, Searcher
+from tests.search.forced import winning_moves
 from tests.search.test_search import random_game
 
-BIGORRA_MATE_IN_ONE = (
-    "(mm)n(sq)12(sq)/cmz11m1/erj4k3e1a1(mm)/6(DW)5ss1n/s3-F10/3-12/-7-2tb2-/(sn)1+4p7+/"
-    "1-10C3/9+6/2++7+v1+1/+1L1++++1++1+E2/SES(HK)(AZ)SDSSPSNS(MM)S1/"
-    "1RNB(SH)(SN)PWW1(SN)(SH)B(SQ)R1/CMZVA2JQGHYVJ2/2(SQ)(MM)O2K2UM4 w - - 0 124"
-)
-"""Bigorra after 246 plies (engine play, then random Black moves): White mates in one
-(three ways) among 216 moves; depth 1 here takes about 800 nodes."""
+BIGORRA_MATE_IN_ONE = Path(__file__).parent / "data" / "bigorra-mate-in-one.txt"
+"""A Bigorra game of 150 plies after which White mates in one (one move of 280); depth 1
+there takes hundreds of nodes. benchmarks/bench_clock.py times every level on it."""
+
+
+def bigorra_mate_position() -> Position:
+    lines = BIGORRA_MATE_IN_ONE.read_text(encoding="utf-8").splitlines()
+    moves = " ".join(x for x in lines if not x.startswith("#")).split()
+    return Game.replay_variant(load_variant("bigorra"), moves).position
 
 
 class NodeClock:
@@ -50,28 +53,18 @@ def clocked(position: Position, step: float, offset: float = 0.0) -> tuple[Searc
     return searcher, clock
 
 
-def mates_in_one(position: Position) -> set[int]:
-    pos = position.copy()
-    found = set()
-    for c in pos.legal_codes():
-        pos.push_code(c, False)
-        if pos.is_check() and not pos.legal_codes():
-            found.add(c)
-        pos.pop_code()
-    return found
-
-
 def test_the_bigorra_position_has_a_mate_in_one() -> None:
-    pos = parse_position("bigorra", BIGORRA_MATE_IN_ONE)
-    assert len(mates_in_one(pos)) == 3
+    pos = bigorra_mate_position()
+    assert len(set(winning_moves(pos, 1))) == 1
+    assert len(pos.legal_codes()) == 280
 
 
 def test_every_level_mates_in_one_in_bigorra_when_time_runs_out_within_depth_1() -> None:
     """The budget runs out after 100 nodes, long before depth 1 is done: the moves it did
     not reach are glanced at, the mate is among them, and no time is spent past the
     budget."""
-    pos = parse_position("bigorra", BIGORRA_MATE_IN_ONE)
-    mates = mates_in_one(pos)
+    pos = bigorra_mate_position()
+    mates = set(winning_moves(pos, 1))
     for number in sorted(LEVELS):
         limits = level(number).limits()
         assert limits.movetime is not None
