@@ -298,8 +298,8 @@ def analyze(
             # best move's score when it was its choice, else what the position after it got.
             next_found = found[i + 1]
             assert next_found is not None
-            later = next_found.score if sides[i + 1] == sides[i] else -next_found.score
-            judged = (before.score, before.score if before.best == move.notation else later)
+            seen = next_found.score if sides[i + 1] == sides[i] else -next_found.score
+            judged = (before.score, before.score if before.best == move.notation else seen)
         if before is not None and judged is not None:
             best_score, played_score = judged
             loss = loss_of(best_score, played_score)

@@ -147,12 +147,13 @@ def annotated_record(text: str, analysis: Analysis) -> str:
             out.append(line)
             continue
         out.append(line + review.mark)
-        score = analysis.scores[ply]
-        if review.mark in ("?!", "?", "??") and score is not None:
+        # The move's own score, from the search that judged it (the graph's point after it
+        # comes from the next position's search and may differ a little).
+        if review.mark in ("?!", "?", "??"):
             best = f"; {review.best} was better" if review.best else ""
-            out.append(f"#   {MARK_NAMES[review.mark]}: {eval_text(score)}{best}")
-        elif review.mark == "!" and score is not None:
-            out.append(f"#   only good move: {eval_text(score)}")
+            out.append(f"#   {MARK_NAMES[review.mark]}: {eval_text(review.score)}{best}")
+        elif review.mark == "!":
+            out.append(f"#   only good move: {eval_text(review.score)}")
     return "\n".join(out) + "\n"
 
 

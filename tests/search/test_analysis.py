@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+import itertools
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from rules.game import game_after
-from search.analysis import Analysis, MoveReview, analyze, win_chance
+from search.analysis import (
+    BLUNDER,
+    INACCURACY,
+    MATE_CP,
+    Analysis,
+    MoveReview,
+    analyze,
+    loss_of,
+    mark_for,
+    win_chance,
+)
+from search.searcher import MATE
+from tests.search.test_search import random_game
 
 
 def test_a_blunder_is_marked_and_the_better_move_given() -> None:
@@ -57,3 +74,75 @@ def test_record_numbering_with_marks() -> None:
         complete=True,
     )
     assert review.record() == "1. e2-e4 f7-f6? 2. Qd1-h5+!"
+
+
+# The issue's game (29): a trap, and mate on the seventh move.
+TRAP = "e2e4 e7e5 g1f3 b8c6 f1c4 c6d4 f3e5 d8g5 e5f7 g5g2 h1f1 g2e4 c4e2 d4f3"  # 7...Nf3#
+RANK = {"": 0, "!": 0, "?!": 1, "?": 2, "??": 3}
+
+
+def assert_consistent(review: Analysis) -> None:
+    """No move is named better than itself; a mark follows from the loss alone, and a
+    greater loss never gets a milder mark."""
+    for m in review.moves:
+        assert m.best != m.notation
+        if m.mark != "!":
+            assert m.mark == mark_for(m.loss)
+        else:
+            assert m.loss < INACCURACY
+    ranked = sorted(review.moves, key=lambda m: m.loss)
+    assert all(RANK[a.mark] <= RANK[b.mark] for a, b in itertools.pairwise(ranked))
+
+
+def test_the_trap_has_no_contradiction_and_the_move_allowing_mate_is_a_blunder() -> None:
+    game = game_after("chess", TRAP.split())
+    review = analyze(game, nodes_per_move=2_000, movetime_per_move=None)
+    assert_consistent(review)
+    marks = {m.ply: m for m in review.moves}
+    be2 = marks[13]
+    assert be2.notation == "Bc4-e2" and be2.mark == "??"
+    assert be2.best is not None and be2.best != "Bc4-e2"
+    assert be2.score == -MATE_CP  # White's view: Black mates
+
+
+def test_the_trap_turning_points_agree_with_a_deeper_review() -> None:
+    """Every mistake and blunder found on 2,000 nodes a position is still a marked move
+    with four times the nodes."""
+    game = game_after("chess", TRAP.split())
+    quick = analyze(game, nodes_per_move=2_000, movetime_per_move=None)
+    deep = analyze(game, nodes_per_move=8_000, movetime_per_move=None)
+    assert_consistent(deep)
+    deep_marks = {m.ply: m.mark for m in deep.moves}
+    turning = [m.ply for m in quick.moves if m.mark in ("?", "??")]
+    assert turning
+    for ply in turning:
+        assert deep_marks[ply] in ("?!", "?", "??"), ply
+
+
+def test_a_move_that_allows_mate_is_a_blunder_even_when_already_lost() -> None:
+    assert loss_of(-900, -MATE + 3) >= BLUNDER  # was lost, now mated
+    assert loss_of(-MATE + 9, -MATE + 3) < INACCURACY  # mated either way
+    assert loss_of(300, 300) == 0
+    assert loss_of(100, 300) == 0  # a move scored above the best gives nothing away
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1), min_size=2, max_size=8))
+def test_marks_are_monotone_in_the_loss(losses: list[float]) -> None:
+    marks = [RANK[mark_for(x)] for x in sorted(losses)]
+    assert marks == sorted(marks)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    variant=st.sampled_from(["chess", "shako", "grand", "crazyhouse", "patricia"]),
+    plies=st.integers(min_value=1, max_value=12),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_random_games_are_reviewed_without_contradiction(
+    variant: str, plies: int, seed: int
+) -> None:
+    game = random_game(variant, plies, seed)
+    if not game.history:
+        return
+    review = analyze(game, nodes_per_move=300, movetime_per_move=None)
+    assert_consistent(review)
