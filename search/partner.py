@@ -13,6 +13,7 @@ our legal moves: anything else is a `PartnerError`, and the caller plays its own
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -156,10 +157,12 @@ class FairyStockfish:
             raise PartnerError(f"{self.path}: {exc}") from exc
 
     def _file(self, section: Section) -> Path:
+        """The section's file, written once: the workers share the folder, so each writes
+        its own partial file and renames it (the engine never reads a half-written one)."""
         path = self.folder / f"{section.name}.ini"
         if not path.exists():
             self.folder.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(".part")
+            partial = path.with_suffix(f".{os.getpid()}.part")
             partial.write_text(section.text, encoding="utf-8")
             partial.replace(path)
         return path
@@ -216,6 +219,7 @@ class FairyStockfish:
         return Judged(code, scores, result)
 
     def kill(self) -> None:
+        """Ends the process at once (it crashed or hung: nothing it says can be trusted)."""
         if self._engine is not None:
             self._engine.kill()
             self._engine = None
