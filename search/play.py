@@ -11,11 +11,20 @@ from rules.moves import Move
 from rules.notation import coordinates, format_code
 from rules.position import Position
 from rules.postext import parse_position
+from search.evaluate import eval_tables
 from search.levels import DEFAULT_LEVEL, level
 from search.searcher import Limits, Searcher, SearchResult, mate_in
 from search.tt import GameMemory, TranspositionTable
 
-DRAW_ACCEPT_MARGIN = 25  # centipawns: "dead level", or the engine is not better than that
+DRAW_ACCEPT_MARGIN = 25  # centipawns: "dead level"
+DRAW_FROM_MOVE = 30
+"""A level evaluation is a reason to take a draw only from this move on: earlier, a level
+position is just a game still to be played."""
+DRAW_MAX_MATERIAL = 0.5
+"""...and only with at most this share of the starting pieces (Pawns aside) on the board:
+with more, there is still play to press for a win."""
+DRAW_MIN_DEPTH = 3
+"""The evaluation must come from a search at least this deep, not a glance."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,14 +128,43 @@ def best_move(
     )
 
 
+def dead_material(position: Position) -> bool:
+    """Neither side has the material to force a win: no Pawn (nor any piece that promotes),
+    nothing in hand or in reserve, and less than a Rook's worth of pieces each (K+B v K+N).
+    Only where checkmate is the one way to win: a bare King, a goal zone, checks counted or
+    extinction can be reached with less. (Where the rules declare insufficient material a
+    draw, K v K and K+B v K have ended the game already.)"""
+    v = position.variant
+    if v.goal != "checkmate" or v.bare_king or v.bare_king_win or v.check_count:
+        return False
+    if v.zone is not None or v.extinction is not None:
+        return False
+    if any(position.reserve) or any(position.gates):
+        return False
+    et = eval_tables(position.t)
+    return et.drawish(position, 0) and et.drawish(position, 1)
+
+
 def accepts_draw(
     game: Game, engine_color: int, *, nodes: int = 60_000, movetime: float | None = 3.0
 ) -> bool:
     """Whether the engine, playing `engine_color` (0 White, 1 Black), takes a draw offered
-    in this position: when its evaluation says the game is dead level (within a quarter
-    Pawn) or that the engine is worse. It does not take a draw it is winning."""
+    in this position: only when it is really drawn. Dead material; or, from move
+    `DRAW_FROM_MOVE` on, with at most `DRAW_MAX_MATERIAL` of the pieces left, an evaluation
+    within a quarter Pawn of level from a search of depth `DRAW_MIN_DEPTH` or more. Never at
+    move 3 of a fresh game, never when it could still press, never when it is winning."""
     if game.outcome() is not None:
         return False
+    pos = game.position
+    if dead_material(pos):
+        return True
+    if pos.ply < 2 * (DRAW_FROM_MOVE - 1):
+        return False
+    et = eval_tables(pos.t)
+    if et.board_terms(pos)[2] > DRAW_MAX_MATERIAL * et.phase_max:
+        return False
     result = think(game, Limits(depth=64, nodes=nodes, movetime=movetime))
+    if result.depth < DRAW_MIN_DEPTH:
+        return False
     score = result.score if game.side_to_move == engine_color else -result.score
-    return score <= DRAW_ACCEPT_MARGIN
+    return abs(score) <= DRAW_ACCEPT_MARGIN

@@ -19,8 +19,8 @@ as between people. What this module adds:
 - Fairy-Stockfish as a partner: with FAIRYPOST_FAIRY_STOCKFISH set, the strongest level's
   moves are asked of it in every variant its variants.ini can say (`search.partner`), of
   Fairy Post's own engine everywhere else; `engine_for` says which one plays a game;
-- `offer_draw` and `request_takeback`: the engine answers at once (a draw when its
-  evaluation says dead level, `search.play.accepts_draw`; a takeback always, the game being
+- `offer_draw` and `request_takeback`: the engine answers at once (a draw only when the
+  position is really drawn, `search.play.accepts_draw`; a takeback always, the game being
   unrated).
 """
 
@@ -343,8 +343,8 @@ class OpponentService:
         game_id: int | None = None,
         guild_id: int | None = None,
     ) -> OfferView | EndResult:
-        """/draw: against the engine, answered at once (accepted when its evaluation says
-        the game is dead level or it is worse); between people, an offer."""
+        """/draw: against the engine, answered at once (accepted only when the position is
+        really drawn: `search.play.accepts_draw`); between people, an offer."""
         game = await self._engine_game(channel_id, game_id, guild_id, user.id)
         if game is None:
             return await self.games.offer_draw(

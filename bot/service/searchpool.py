@@ -360,7 +360,7 @@ class SearchPool:
             stop_file.unlink(missing_ok=True)
 
     async def accepts_draw(self, variant: Variant, moves: Sequence[str], engine_color: int) -> bool:
-        """Whether the engine takes a draw here (its evaluation says dead level or worse)."""
+        """Whether the engine takes a draw here (only a really drawn position)."""
         future = self._submit(_accepts_draw, variant, tuple(moves), engine_color)
         return bool(await asyncio.wrap_future(future))
 

@@ -19,7 +19,7 @@ import pytest
 from bot.service import GameService, ManualClock
 from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.errors import BadRequestError
-from bot.service.models import EndResult, GameView, OfferView, UserRef
+from bot.service.models import GameView, OfferView, UserRef
 from bot.service.opponent import (
     ENGINE_MOVE,
     EngineConfig,
@@ -155,24 +155,26 @@ async def test_takeback_goes_back_to_the_humans_turn(
     assert EffectStatus.PENDING not in await engine_effects(opponent, game_id)
 
 
-async def test_draw_accepted_when_the_engine_is_worse_declined_when_better(
+async def test_a_draw_offered_early_is_declined_even_when_the_engine_is_worse(
     opponent: OpponentService,
 ) -> None:
+    """Only a really drawn position is a draw (search.play.accepts_draw, tested there on
+    dead material and on level endings): at move 3 the engine plays on, a Queen down or
+    not."""
     worse = await new_game(opponent, "white")
     for text, user in (("e2e4", ANN), ("e7e5", FAIRY), ("g1f3", ANN), ("d8h4", FAIRY)):
         await play(opponent, worse, text, user)
     await play(opponent, worse, "f3h4")  # the engine's Queen is gone
-    ended = await opponent.offer_draw(channel_id=0, user=ANN, game_id=worse)
-    assert isinstance(ended, EndResult)
-    assert ended.view.game.termination is Termination.AGREEMENT
-
-    better = await new_game(opponent, "white")
-    for text, user in (("e2e4", ANN), ("d7d5", FAIRY), ("d1g4", ANN), ("c8g4", FAIRY)):
-        await play(opponent, better, text, user)
-    declined = await opponent.offer_draw(channel_id=0, user=ANN, game_id=better)
+    declined = await opponent.offer_draw(channel_id=0, user=ANN, game_id=worse)
     assert isinstance(declined, OfferView) and declined.offer is not None
     assert declined.offer.status.value == "declined"
-    assert (await opponent.storage.games.get(better)).is_active
+    assert (await opponent.storage.games.get(worse)).is_active
+
+    fresh = await new_game(opponent, "white")
+    await play(opponent, fresh, "e2e4")
+    declined = await opponent.offer_draw(channel_id=0, user=ANN, game_id=fresh)
+    assert isinstance(declined, OfferView) and declined.offer is not None
+    assert declined.offer.status.value == "declined"
 
 
 async def test_an_ending_calls_off_the_search(
