@@ -311,6 +311,7 @@ class FairyPost(commands.AutoShardedBot):
         registry = EffectRegistry(self.storage)
         install_engine_moves(registry, self._opponent)
         opponent = self._opponent
+        pool = self._pool
         for number in range(config.workers):
             runner = EffectRunner(
                 registry,
@@ -323,6 +324,12 @@ class FairyPost(commands.AutoShardedBot):
             async def resume(first: bool = number == 0) -> None:
                 await resumed.wait()
                 if first:
+                    try:
+                        # The worker started now: the first search's budget counts from
+                        # its request and must not go on starting a process.
+                        await pool.warm()
+                    except Exception:
+                        log.exception("the search workers did not start; the first search will")
                     await opponent.resume()
 
             loop = DueLoop(

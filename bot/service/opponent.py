@@ -199,6 +199,7 @@ class OpponentService:
             self.games.clock.now(),
         )
         log.info("game %d: %s vs the engine (level %d, %s)", game.id, challenger.id, number, v.id)
+        self.pool.prepare(v)  # its tables built while the player thinks
         return await self.games.view(game.id)
 
     async def engine_for(self, game: Game) -> str | None:

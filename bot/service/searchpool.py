@@ -46,8 +46,10 @@ from typing import cast
 
 from rules.game import Game as RulesGame
 from rules.notation import format_code
+from rules.tables import warm_tables
 from rules.variant import Variant
 from search.analysis import Analysis, Judgement, analyze
+from search.evaluate import eval_tables
 from search.levels import level
 from search.partner import OWN_ENGINE, FairyStockfish, PartnerError, Unsupported
 from search.play import EngineMove, accepts_draw, best_move
@@ -275,6 +277,15 @@ def _ready() -> bool:
     return True
 
 
+def _prepare(variant: Variant) -> bool:
+    """A variant's move and evaluation tables built in a worker before its first search: on
+    a 16x16 board they take seconds, which would otherwise come out of that search's budget
+    (its deadline counts from the request)."""
+    tables = warm_tables(variant)
+    eval_tables(tables)
+    return True
+
+
 def _partner_name() -> str:
     """The worker's partner started (if it has one), and its name; empty when it has none
     or it does not start."""
@@ -389,6 +400,11 @@ class SearchPool:
         if self._partner_name is None:
             self._partner_name = str(await asyncio.wrap_future(self._submit(_partner_name)))
         return self._partner_name
+
+    def prepare(self, variant: Variant) -> Future[object]:
+        """Has a worker build `variant`'s tables now (a game against the engine has just
+        begun), so its first search does not spend its time on them. Nobody need wait."""
+        return self._submit(_prepare, variant)
 
     async def warm(self) -> None:
         """Starts the workers now rather than on the first search (which otherwise waits

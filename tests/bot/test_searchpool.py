@@ -44,3 +44,13 @@ def test_a_game_key_keeps_the_games_memory_in_the_worker() -> None:
     searchpool._search(SearchJob(variant, ("e2e4", "e7e5"), level=8, nodes=2000, game="17"), stop)
     assert searchpool._game_memory("17") is memory
     assert bytes(memory.tt.keys) != kept  # the game's next move added to its table
+
+
+def test_a_variant_is_prepared_before_its_first_search() -> None:
+    """A game against the engine has begun: a worker builds the variant's tables (its
+    answer, True, says it ran them without an error) ahead of the first search."""
+    pool = SearchPool(1, table_megabytes=1)
+    try:
+        assert pool.prepare(load_variant("shako")).result(timeout=120) is True
+    finally:
+        pool.close()
