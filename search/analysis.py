@@ -261,6 +261,9 @@ def analyze(
                 return result
 
             result = search(nodes_per_move)
+            if result.depth == 0:  # called off (should_stop) before depth 1 was done
+                complete = False
+                break
             judged = None
             later = found[i + 1] if i < plies else None
             if i < plies and result.move is not None:

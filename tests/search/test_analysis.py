@@ -146,3 +146,19 @@ def test_random_games_are_reviewed_without_contradiction(
         return
     review = analyze(game, nodes_per_move=300, movetime_per_move=None)
     assert_consistent(review)
+
+
+def test_a_review_called_off_inside_a_search_keeps_no_score_of_it() -> None:
+    """Bigorra's depth 1 takes hundreds of nodes; the review is called off at the search's
+    first look (64 nodes in): that position gets no score rather than a guess."""
+    game = random_game("bigorra", 30, 3)
+    calls = 0
+
+    def stop() -> bool:
+        nonlocal calls
+        calls += 1
+        return calls > 1  # the review's own look first, then the search's
+
+    review = analyze(game, nodes_per_move=5_000, movetime_per_move=None, should_stop=stop)
+    assert not review.complete
+    assert all(s is None for s in review.scores)
