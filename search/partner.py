@@ -6,8 +6,12 @@ say: 16x16 boards, bent and circular riders, royal capture...), written to a fil
 the section's content hash in `folder` and loaded with `VariantPath` + `UCI_Variant`; the
 engine must confirm the section (`info string variant NAME`), or it would silently play
 another game's rules. Positions go as `fen START moves ...` in its notation (`rules.fsf`),
-so its repetition rules see the whole game. Every move it gives back is looked up among
-our legal moves: anything else is a `PartnerError`, and the caller plays its own engine.
+so its repetition rules see the whole game. Before it searches, its legal moves there
+(`go perft 1`) must be ours: an engine older than the export (Debian's 11.1 ignores keys it
+does not know, such as `doubleStepRegionBlack`) plays other rules, or misreads a move of the
+game and searches another position. Every move it gives back is looked up among our legal
+moves. A disagreement (or a second crash) in a variant is a `PartnerError` once, and that
+variant is not given to this process again (`Unsupported`); the caller plays its own engine.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,12 +34,15 @@ from rules.postext import parse_position
 from rules.variant import Variant
 from search.play import EngineMove, line_notation
 from search.searcher import MATE
-from search.uci import GoResult, Info, UciEngine, UciError, short_name
+from search.uci import GoResult, Info, UciEngine, UciError, UciTimeout, short_name
 
 OWN_ENGINE = "Fairy Post's engine"
 """How players read the name of the engine in `search/`."""
 OPTIONS: Mapping[str, str] = {"Threads": "1", "Hash": "16"}
 """One thread (the machine's other core is the bot's) and a bounded table."""
+CRASHES_REFUSED = 2
+"""A variant that crashed the engine this many times is not given to it again (one crash
+may be the machine's doing: the process is restarted and asked again)."""
 TIMEOUT_SHARE, TIMEOUT_MARGIN = 0.1, 1.0
 """A search told `movetime T` that has not answered after T * 1.1 + 1 s is hung."""
 
@@ -114,6 +121,17 @@ def line_codes(pos: Position, moves: tuple[str, ...]) -> list[int]:
     return out
 
 
+def _difference(ours: Iterable[str], theirs: Iterable[str], position: str) -> str:
+    """A disagreement on the legal moves, briefly: a few moves each side alone has."""
+    mine, its = set(ours), set(theirs)
+    only_ours = " ".join(sorted(mine - its)[:5]) or "none"
+    only_its = " ".join(sorted(its - mine)[:5]) or "none"
+    return (
+        f"its legal moves differ from ours ({len(its)} against {len(mine)}; only ours: "
+        f"{only_ours}; only its: {only_its}) after {position}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Judged:
     """A position as the partner sees it: `move` (our move code, legal) and the scores of
@@ -137,6 +155,9 @@ class FairyStockfish:
         self._engine: UciEngine | None = None
         self._variant: str | None = None
         self._multipv = 1
+        self._refused: dict[str, str] = {}
+        """Sections it disagreed on or crashed in, with why: not given to it again."""
+        self._crashes: dict[str, int] = {}
 
     def _process(self) -> UciEngine:
         if self._engine is not None and not self._engine.alive:
@@ -191,32 +212,52 @@ class FairyStockfish:
     def _search(
         self,
         game: Game,
-        limits: str,
+        limits: str | None,
         timeout: float,
         multipv: int = 1,
         should_stop: Callable[[], bool] | None = None,
     ) -> Judged | None:
-        """The engine's verdict on the game's position; None when called off."""
+        """The engine's verdict on the game's position; None when called off, or when
+        `limits` is None (only its legal moves are compared with ours)."""
         section = section_for(game.variant)  # refuses before a process starts for nothing
+        known = self._refused.get(section.name)
+        if known is not None:
+            raise Unsupported(f"{game.variant.id}: {known} (earlier in this process)")
         position, pos = uci_position(game)
+        ours = uci_moves(pos)
         try:
             engine = self._process()
             self._select(engine, section, multipv)
+            theirs = engine.legal_moves(position)
+            if theirs != ours.keys():
+                raise self._refuse(section, game, _difference(ours.keys(), theirs, position))
+            if limits is None:
+                return None
             result = engine.go(position, limits, timeout=timeout, should_stop=should_stop)
+        except UciTimeout as exc:
+            self.kill()
+            raise PartnerError(f"{game.variant.id}: {exc}") from exc
         except UciError as exc:
             self.kill()
+            crashes = self._crashes[section.name] = self._crashes.get(section.name, 0) + 1
+            if crashes >= CRASHES_REFUSED:
+                raise self._refuse(section, game, f"it crashed {crashes} times ({exc})") from exc
             raise PartnerError(f"{game.variant.id}: {exc}") from exc
         if result is None:
             return None
-        code = uci_moves(pos).get(result.bestmove)
+        code = ours.get(result.bestmove)
         if code is None:
             # Not one of our legal moves: the export and our rules disagree somewhere.
-            raise PartnerError(
-                f"{game.variant.id}: {self.name} answered {result.bestmove}, not a legal move "
-                f"after {position}"
+            raise self._refuse(
+                section, game, f"it answered {result.bestmove}, not a legal move after {position}"
             )
         scores = tuple(info_score(i) for i in result.lines)
         return Judged(code, scores, result)
+
+    def _refuse(self, section: Section, game: Game, reason: str) -> PartnerError:
+        """Remembers that this section is not to be given again; the error to raise."""
+        self._refused[section.name] = reason
+        return PartnerError(f"{game.variant.id}: {self.name or self.path}: {reason}")
 
     def kill(self) -> None:
         """Ends the process at once (it crashed or hung: nothing it says can be trusted)."""
@@ -254,6 +295,11 @@ class FairyStockfish:
             elapsed=judged.result.elapsed,
             pv=line_notation(pos, pv),
         )
+
+    def check(self, game: Game) -> None:
+        """Whether it plays the game's variant as we do, judged by its legal moves in the
+        game's position: PartnerError (Unsupported) when not."""
+        self._search(game, None, timeout=0.0)
 
     def judge(
         self, game: Game, nodes: int, timeout: float, should_stop: Callable[[], bool] | None = None

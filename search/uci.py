@@ -277,6 +277,17 @@ class UciEngine:
                     elapsed=time.monotonic() - start,
                 )
 
+    def legal_moves(self, position: str, timeout: float = READY_SECONDS) -> frozenset[str]:
+        """The moves the engine finds legal in `position` (`go perft 1`)."""
+        self.send(f"position {position}")
+        self.send("go perft 1")
+        moves = set()
+        for line in self.read_until("Nodes searched", timeout=timeout):
+            move, colon, count = line.partition(": ")
+            if colon and count.strip().isdigit() and " " not in move:
+                moves.add(move)
+        return frozenset(moves)
+
     def best_move(self, moves: list[str], movetime_ms: int) -> tuple[str, int | None]:
         """The engine's move after `moves` from the start, and its last score (centipawns
         for the side to move; +-100000 for a mate) when it gave one."""

@@ -39,12 +39,9 @@ from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.errors import BadRequestError, ServiceError
 from bot.service.games import GameService, parse_color
 from bot.service.models import EndResult, GameView, OfferView, UserRef
-from bot.service.offload import off_loop
 from bot.service.searchpool import SearchJob, SearchPool
 from rules.game import Game as RulesGame
-from rules.variant import Variant
 from search.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, level
-from search.partner import OWN_ENGINE, PartnerError, section_for
 from storage.errors import GameNotFoundError, StorageError
 from storage.models import ColorChoice, EventKind, Game, NewEffect, NewGame, StorageEvent
 
@@ -80,15 +77,6 @@ def partner_plays(number: int) -> bool:
     """Whether the partner, where there is one, plays level `number`: the strongest only
     (the others are Fairy Post's engine, weakened on purpose)."""
     return number == MAX_LEVEL
-
-
-def partner_can(variant: Variant) -> bool:
-    """Whether Fairy-Stockfish's variants.ini can say `variant` (a few milliseconds)."""
-    try:
-        section_for(variant)
-    except PartnerError:
-        return False
-    return True
 
 
 def on_turn(event: StorageEvent) -> list[NewEffect]:
@@ -210,10 +198,7 @@ class OpponentService:
         number = game.engine_level or DEFAULT_LEVEL
         if not partner_plays(number) or self.pool.partner is None:
             return None
-        variant = await self.games.variants.for_game(game)
-        if not await off_loop(partner_can, variant):
-            return OWN_ENGINE
-        return await self.pool.partner_name() or OWN_ENGINE
+        return await self.pool.partner_for(await self.games.variants.for_game(game))
 
     # ------------------------------------------------------------------ the engine's moves
 

@@ -51,7 +51,7 @@ from rules.variant import Variant
 from search.analysis import Analysis, Judgement, analyze
 from search.evaluate import eval_tables
 from search.levels import level
-from search.partner import OWN_ENGINE, FairyStockfish, PartnerError, Unsupported
+from search.partner import OWN_ENGINE, FairyStockfish, PartnerError, Unsupported, section_for
 from search.play import EngineMove, accepts_draw, best_move
 from search.tt import GameMemories, GameMemory, TranspositionTable
 
@@ -286,19 +286,6 @@ def _prepare(variant: Variant) -> bool:
     return True
 
 
-def _partner_name() -> str:
-    """The worker's partner started (if it has one), and its name; empty when it has none
-    or it does not start."""
-    partner = _Worker.partner
-    if partner is None:
-        return ""
-    try:
-        partner.start()
-    except PartnerError:
-        return ""
-    return partner.name
-
-
 def _accepts_draw(variant: Variant, moves: tuple[str, ...], engine_color: int) -> bool:
     return accepts_draw(RulesGame.replay_variant(variant, moves), engine_color)
 
@@ -320,7 +307,9 @@ class SearchPool:
         self.table_megabytes = table_megabytes
         self.partner = partner
         """The Fairy-Stockfish executable the workers may ask (FAIRYPOST_FAIRY_STOCKFISH)."""
-        self._partner_name: str | None = None
+        self._verdicts: dict[str, str] = {}
+        """`partner_for`'s answers by section name."""
+        self._probing = threading.Lock()
         self._executor: ProcessPoolExecutor | None = None
         self._folder = Path(tempfile.mkdtemp(prefix="fairypost-search-"))
         self._numbers = itertools.count(1)
@@ -392,14 +381,35 @@ class SearchPool:
         )
         return cast(Reviewed, await asyncio.wrap_future(future))
 
-    async def partner_name(self) -> str:
-        """The partner's name for players (`Fairy-Stockfish 11.1`, from its `id name`), asked
-        of a worker once; empty when there is none or it does not start."""
+    async def partner_for(self, variant: Variant) -> str:
+        """Who plays a job asking for the partner (or reviews a game) in `variant`, as
+        players read it: the partner's name (`Fairy-Stockfish 11.1`, from its `id name`) or
+        `Fairy Post's engine` (no partner, a variant beyond its variants.ini, or legal moves
+        at the start that are not ours). Learned once per variant from a short-lived
+        process of the bot's own, in a thread: the workers may be busy for a minute."""
         if self.partner is None:
-            return ""
-        if self._partner_name is None:
-            self._partner_name = str(await asyncio.wrap_future(self._submit(_partner_name)))
-        return self._partner_name
+            return OWN_ENGINE
+        return await asyncio.to_thread(self._probe, variant)
+
+    def _probe(self, variant: Variant) -> str:
+        """`partner_for`, in a thread."""
+        assert self.partner is not None
+        try:
+            name = section_for(variant).name
+        except Unsupported:
+            return OWN_ENGINE
+        with self._probing:
+            if name not in self._verdicts:
+                partner = FairyStockfish(self.partner, self._folder / "variants")
+                try:
+                    partner.check(RulesGame(variant))
+                    self._verdicts[name] = partner.name
+                except PartnerError as exc:
+                    log.warning("Fairy-Stockfish will not play %s: %s", variant.id, exc)
+                    self._verdicts[name] = OWN_ENGINE
+                finally:
+                    partner.stop()
+            return self._verdicts[name]
 
     def prepare(self, variant: Variant) -> Future[object]:
         """Has a worker build `variant`'s tables now (a game against the engine has just

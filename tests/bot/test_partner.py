@@ -21,6 +21,8 @@ from bot.service.models import UserRef
 from bot.service.opponent import EngineConfig, OpponentService, install, install_handler
 from bot.service.pictures import RendererPictures
 from bot.service.searchpool import SearchJob, SearchPool
+from rules.fsf import uci_moves
+from rules.game import Game
 from rules.variant import load_variant
 from search.levels import MAX_LEVEL
 from search.partner import OWN_ENGINE
@@ -31,6 +33,12 @@ from tests.search.fake_uci import install as install_fake
 
 FAIRY = UserRef(777, "Fairy Post", bot=True)
 NODES = 4000  # Fairy Post's engine's budget where it plays: what happens, not how well
+
+
+def agree(monkeypatch: pytest.MonkeyPatch, variant: str, *moves: str) -> None:
+    """The fake, started after this, finds our legal moves legal after `moves`."""
+    game = Game.replay_variant(load_variant(variant), moves)
+    monkeypatch.setenv("FAKE_UCI_LEGAL", " ".join(uci_moves(game.position)))
 
 
 def job(variant: str, *, partner: bool = True, moves: tuple[str, ...] = ()) -> SearchJob:
@@ -44,12 +52,14 @@ async def test_the_pool_asks_the_partner_only_for_what_it_can_play(
 ) -> None:
     monkeypatch.setenv("FAKE_UCI_MODE", "play")
     monkeypatch.setenv("FAKE_UCI_MOVE", "b1c3")
+    agree(monkeypatch, "chess")
     pool = SearchPool(1, table_megabytes=1, partner=install_fake(tmp_path))
     try:
         found = await pool.search(job("chess"))
         assert found is not None
         assert (found.coordinates, found.engine, found.fallback) == ("b1c3", "Fake-UCI 2.5", "")
-        assert await pool.partner_name() == "Fake-UCI 2.5"
+        assert await pool.partner_for(load_variant("chess")) == "Fake-UCI 2.5"
+        assert await pool.partner_for(load_variant("bigorra")) == OWN_ENGINE
         # Not asked for it (below the top level): Fairy Post's engine.
         own = await pool.search(job("chess", partner=False))
         assert own is not None and own.engine == OWN_ENGINE
@@ -65,6 +75,7 @@ async def test_an_illegal_answer_is_replaced_by_fairy_posts_move_and_reported(
 ) -> None:
     monkeypatch.setenv("FAKE_UCI_MODE", "play")
     monkeypatch.setenv("FAKE_UCI_MOVE", "e2e5")
+    agree(monkeypatch, "chess")
     pool = SearchPool(1, table_megabytes=1, partner=install_fake(tmp_path))
     try:
         found = await pool.search(job("chess"))
@@ -75,10 +86,27 @@ async def test_an_illegal_answer_is_replaced_by_fairy_posts_move_and_reported(
         pool.close()
 
 
+async def test_a_partner_with_other_rules_is_not_announced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the challenge's reply names is what plays: the probe compares the legal moves
+    at the start, as every search does."""
+    monkeypatch.setenv("FAKE_UCI_LEGAL", "e2e4 d2d4")
+    pool = SearchPool(1, table_megabytes=1, partner=install_fake(tmp_path))
+    try:
+        assert await pool.partner_for(load_variant("chess")) == OWN_ENGINE
+        found = await pool.search(job("chess"))
+        assert found is not None and found.engine == OWN_ENGINE
+        assert "legal moves differ from ours" in found.fallback
+    finally:
+        pool.close()
+
+
 async def test_a_crashing_partner_never_stalls_the_move(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_UCI_MODE", "crash")
+    agree(monkeypatch, "chess", "e2e4")
     pool = SearchPool(1, table_megabytes=1, partner=install_fake(tmp_path))
     try:
         for _ in range(2):  # and again: each search tries a new process
@@ -127,7 +155,7 @@ async def engine_opens(opponent: OpponentService, clock: ManualClock, variant: s
 async def test_level_8_is_fairy_stockfish_in_chess_and_fairy_posts_engine_in_bigorra(
     opponent: OpponentService, clock: ManualClock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    name = await opponent.pool.partner_name()
+    name = await opponent.pool.partner_for(load_variant("chess"))
     assert name.startswith("Fairy-Stockfish ")
     with caplog.at_level(logging.INFO, logger="fairypost.opponent"):
         chess = await engine_opens(opponent, clock, "chess")
@@ -155,7 +183,7 @@ async def test_a_chess_review_is_fairy_stockfishs_and_says_so(
         await games.play(channel_id=5000, user=(ANN, BOB)[i % 2], text=move)
     service = AnalysisService(games, partner_nodes=800_000, pool=fsf_pool)
     review = await service.review(channel_id=5000)
-    name = await fsf_pool.partner_name()
+    name = await fsf_pool.partner_for(load_variant("chess"))
     assert review.engine == name
     assert "3... Ng8-f6??" in review.record.text
     assert f"analysed by {name}" in review.record.text

@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.client import FairyPost
 from bot.service.opponent import EngineConfig
 from localdiscord import run_bot
+from rules.variant import load_variant
 from search.partner import OWN_ENGINE
 from tests.e2e.conftest import World
 from tests.e2e.test_fairypost import play
@@ -37,7 +38,8 @@ async def test_level_8_and_the_review_name_the_engine(world: World, tmp_path: Pa
                 days_per_move=1,
             )
             replies[variant] = (await rec.reply(timeout=WAIT)).text
-        name = await bot.reviews.partner_name() if bot.reviews else ""
+        assert bot.reviews is not None
+        name = await bot.reviews.partner_for(load_variant("chess"))
         assert name.startswith("Fairy-Stockfish "), name
         assert f"against Fairy Post (level 8, played by {name})" in replies["chess"]
         assert f"(level 8, played by {OWN_ENGINE})" in replies["bigorra"], replies["bigorra"]

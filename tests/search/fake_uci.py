@@ -4,6 +4,7 @@ FAKE_UCI_MODE says how it behaves: `play` (bestmove FAKE_UCI_MOVE, score FAKE_UC
 illegal move is just a FAKE_UCI_MOVE the rules refuse), `hang` (never answers `go`, not even
 `stop`), `crash` (exits on `go`; `crash-once`: only while FAKE_UCI_MARK does not exist, which
 it creates), `noload` (never confirms a variant), `think` (answers `go` only when stopped).
+`go perft 1` lists FAKE_UCI_LEGAL (moves separated by spaces) as the legal moves.
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ def main() -> None:
                 say(f"info string variant {variant} files 8 ranks 8 pocket 0 template fairy")
                 announce = False
             say("readyok")
+        elif words[:2] == ["go", "perft"]:
+            legal = os.environ.get("FAKE_UCI_LEGAL", "").split()
+            for legal_move in legal:
+                say(f"{legal_move}: 1")
+            say("")
+            say(f"Nodes searched: {len(legal)}")
         elif words[0] == "go":
             if mode == "crash" or (
                 mode == "crash-once" and not Path(os.environ["FAKE_UCI_MARK"]).exists()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from rules.fsf import uci_moves
 from rules.game import Game
 from rules.variant import load_variant
 from search import partner as partner_module
@@ -43,13 +44,19 @@ def chess(*moves: str) -> Game:
     return Game.replay_variant(load_variant("chess"), moves)
 
 
+def agree(monkeypatch: pytest.MonkeyPatch, game: Game) -> Game:
+    """The fake, started after this, finds our legal moves legal in `game`'s position."""
+    monkeypatch.setenv("FAKE_UCI_LEGAL", " ".join(uci_moves(game.position)))
+    return game
+
+
 def test_a_legal_answer_is_the_move_with_its_score_and_the_engine_name(
     fake: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_UCI_MOVE", "g1f3")
     partner = FairyStockfish(fake, tmp_path / "variants")
     try:
-        found = partner.best_move(chess("e2e4", "e7e5"), 0.05)
+        found = partner.best_move(agree(monkeypatch, chess("e2e4", "e7e5")), 0.05)
         assert found is not None
         assert (found.coordinates, found.score, found.depth, found.nodes) == ("g1f3", 31, 7, 1234)
         assert found.pv == (found.notation,)
@@ -68,8 +75,11 @@ def test_a_move_our_rules_refuse_is_an_error_not_a_move(
     partner = FairyStockfish(fake, tmp_path)
     try:
         with pytest.raises(PartnerError, match="e2e5, not a legal move") as caught:
-            partner.best_move(chess(), 0.05)
+            partner.best_move(agree(monkeypatch, chess()), 0.05)
         assert not isinstance(caught.value, Unsupported)
+        # Its rules are not ours in this variant: it is not asked again.
+        with pytest.raises(Unsupported, match="earlier in this process"):
+            partner.best_move(chess(), 0.05)
     finally:
         partner.stop()
 
@@ -82,9 +92,44 @@ def test_a_crash_is_an_error_and_the_next_search_starts_a_new_process(
     partner = FairyStockfish(fake, tmp_path)
     try:
         with pytest.raises(PartnerError, match="exited"):
-            partner.best_move(chess(), 0.05)
+            partner.best_move(agree(monkeypatch, chess()), 0.05)
         found = partner.best_move(chess(), 0.05)
         assert found is not None and found.coordinates == "e2e4"
+    finally:
+        partner.stop()
+
+
+def test_a_variant_that_crashes_it_twice_is_not_given_again(
+    fake: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_UCI_MODE", "crash")
+    partner = FairyStockfish(fake, tmp_path)
+    game = agree(monkeypatch, chess())
+    try:
+        with pytest.raises(PartnerError, match="has exited"):
+            partner.best_move(game, 0.05)
+        with pytest.raises(PartnerError, match="crashed 2 times") as second:
+            partner.best_move(game, 0.05)
+        assert not isinstance(second.value, Unsupported)
+        with pytest.raises(Unsupported, match="crashed 2 times"):
+            partner.best_move(game, 0.05)
+    finally:
+        partner.stop()
+
+
+def test_other_legal_moves_mean_other_rules_and_no_search(
+    fake: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine older than the export ignores what it does not know (Debian's 11.1 and
+    Shako's double steps from the third rank): its legal moves say so before it searches."""
+    monkeypatch.setenv("FAKE_UCI_MODE", "crash")  # a search would be an error of its own
+    monkeypatch.setenv("FAKE_UCI_LEGAL", "e2e4 d2d4")
+    partner = FairyStockfish(fake, tmp_path)
+    try:
+        with pytest.raises(PartnerError, match=r"legal moves differ from ours \(2 against 20"):
+            partner.best_move(chess(), 0.05)
+        with pytest.raises(Unsupported, match="earlier in this process"):
+            partner.best_move(chess(), 0.05)
     finally:
         partner.stop()
 
@@ -97,7 +142,7 @@ def test_a_hang_is_an_error_within_its_timeout_and_the_process_is_ended(
     partner = FairyStockfish(fake, tmp_path)
     try:
         with pytest.raises(PartnerError, match="did not stop"):
-            partner.best_move(chess(), 0.05)
+            partner.best_move(agree(monkeypatch, chess()), 0.05)
         engine = partner._engine
         assert engine is None  # killed: the next search starts afresh
     finally:
@@ -123,9 +168,12 @@ def test_called_off_while_thinking_gives_no_move(
     monkeypatch.setenv("FAKE_UCI_MODE", "think")
     partner = FairyStockfish(fake, tmp_path)
     try:
-        assert partner.best_move(chess(), 30.0, should_stop=lambda: True) is None
-        monkeypatch.setenv("FAKE_UCI_MODE", "play")  # the same process goes on answering
-        assert partner.best_move(chess(), 30.0, should_stop=lambda: True) is None
+        game = agree(monkeypatch, chess())
+        assert partner.best_move(game, 30.0, should_stop=lambda: True) is None
+        # The same process goes on: it was stopped, not killed.
+        engine = partner._engine
+        assert partner.best_move(game, 30.0, should_stop=lambda: True) is None
+        assert partner._engine is engine
     finally:
         partner.stop()
 

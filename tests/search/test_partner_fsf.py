@@ -36,12 +36,14 @@ def test_it_finds_the_mate_in_one_and_names_itself(partner: FairyStockfish) -> N
     assert partner.name.startswith("Fairy-Stockfish ")
 
 
-@pytest.mark.parametrize("variant", ["shako", "capablanca", "grand", "crazyhouse", "gardner"])
+@pytest.mark.parametrize("variant", ["capablanca", "crazyhouse", "janus", "3check", "extinction"])
 def test_it_plays_legal_moves_in_the_variants_it_can_say(
     partner: FairyStockfish, variant: str
 ) -> None:
-    """Six plies each, every one legal in our rules (`best_move` checks), switching
-    between variants in one process."""
+    """Six plies each, every one legal in our rules (`best_move` checks its legal moves
+    and its answer), switching between variants in one process. (Debian's 11.1 is older
+    than the export in Shako, Grand and Gardner: it does not know `doubleStepRegion` and
+    `promotionRegion`, the check refuses them, and Fairy Post's engine plays them.)"""
     game = Game(load_variant(variant))
     for _ in range(6):
         if game.outcome() is not None:
