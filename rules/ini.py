@@ -787,7 +787,6 @@ REFUSED: dict[str, str] = {
     "petrifyBlastPieces": "exploding captures (Atomic)",
     "castlingDroppedPiece": "castling with a dropped King or Rook",
     "oppositeCastling": "castling only to the wing the opponent did not use",
-    "dropChecks": "drops that may not give check",
     "mustDrop": "compulsory drops",
     "sittuyinRookDrop": "Sittuyin's setup drops",
     "dropOppositeColoredBishop": "Placement's Bishop drops",
@@ -814,7 +813,6 @@ REFUSED: dict[str, str] = {
     "connectDiagonal": "connecting pieces in a row (a connection game)",
     "adjudicateFullBoard": "material counting when the board is full (Reversi)",
     "dropOnTop": "drops on top of other pieces (Connect Four)",
-    "extinctionOpponentPieceCount": "extinction (losing when a kind of piece is gone)",
     "flagPieceCount": "a flag region to be filled by several pieces",
     "connectN": "connecting pieces in a row (a connection game)",
     "connectNxN": "connecting pieces in a square (a connection game)",
@@ -905,10 +903,12 @@ MAPPED = frozenset(
         "mustCapture",
         "checkCounting",
         "checkmateValue",
+        "dropChecks",
         "extinctionValue",
         "flagMove",
         "stalematePieceCount",
         "extinctionPieceCount",
+        "extinctionOpponentPieceCount",
         "flagRegion",
         "flagRegionWhite",
         "flagRegionBlack",
@@ -1339,6 +1339,12 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         _refuse(config, "checkmateValue", source, f"checkmateValue = {mate}: not a win or a loss")
     if _bool(config, "mustCapture", source):
         rules["must-capture"] = True
+    if (
+        not _bool(config, "dropChecks", source)
+        and _bool(config, "pieceDrops", source)
+        and "king" in config.pieces  # without a King nothing is in check (atomic's Commoner)
+    ):
+        rules["no-drop-checks"] = True
     if not _bool(config, "checking", source):
         rules["no-checks"] = True
     if _bool(config, "checkCounting", source):
@@ -1374,7 +1380,8 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         by_slot["shogiPawn"].entry["drop-mate"] = "loss"
     _goal(config, source, files, ranks, by_slot, rules)
     _en_passant(config, source, files, ranks, pieces, start, rules)
-    castling = _castling(config, source, files, ranks, start, by_slot)
+    castling_sides = ["white", "black"]
+    castling = _castling(config, source, files, ranks, start, by_slot, castling_sides)
 
     description = f"Fairy-Stockfish variants.ini section [{label or name}], converted."
     lines = [
@@ -1424,7 +1431,10 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     lines += ["", "[rules]"]
     lines += [f"{_key(k)} = {_toml(v)}" for k, v in rules.items()]
     if castling:
-        lines += ["", "[castling]", "moves = ["]
+        lines += ["", "[castling]"]
+        if len(castling_sides) == 1:
+            lines.append(f"sides = {_toml(castling_sides)}")
+        lines += ["moves = ["]
         lines += [f"    {_toml(m)}," for m in castling]
         lines.append("]")
     letters = {
@@ -1653,11 +1663,16 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             piece_id = f"{_kebab(slot)}-{fsf_letter}"
         used_ids.add(piece_id)
         entry: dict[str, object] = {"letter": letter}
+        double: str | list[int] = "none"
+        if slot == "pawn" or any(initial for _, initial, *_ in moves):
+            double = _double_step(config, source, start, slot, files, ranks, moves)
         if slot == "pawn":
-            entry["double-step"] = _double_step(config, source, start, slot, files, ranks, moves)
-        elif any(initial for _, initial, *_ in moves):
-            _double_step(config, source, start, slot, files, ranks, moves)
-        fsf_set = moves if slot != "pawn" else frozenset(m for m in moves if not m[1])
+            entry["double-step"] = double if isinstance(double, str) else "none"
+        if isinstance(double, list):
+            entry["double-step-rows"] = double
+        fsf_set = moves
+        if slot == "pawn" or isinstance(double, list):
+            fsf_set = frozenset(m for m in moves if not m[1])
         known = _catalogue_moves(piece_id) if piece_id != "pawn" or slot == "pawn" else None
         if known is None or _normal(known) != _normal(fsf_set) or (slot == "pawn" and not nmove[0]):
             written = betza_for(fsf_set)
@@ -1678,15 +1693,10 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
         promotion = p.entry.get("promotion")
         if isinstance(promotion, dict):
             promotion["to"] = [ids[s] for s in promotion["to"] if s in ids]
-            if not promotion["to"]:
-                if mandatory:
-                    _refuse(
-                        config,
-                        "promotionPieceTypes",
-                        source,
-                        "a promotion region with nothing to promote to",
-                    )
-                del p.entry["promotion"]
+            if not promotion["to"] and not mandatory:
+                del p.entry["promotion"]  # it moves there and stays what it is
+            # Compulsory with nothing to promote to: Fairy-Stockfish generates no move onto
+            # the region, as Fairy Post does for `to = []`.
     return out
 
 
@@ -1840,6 +1850,9 @@ def _piece_promotions(
         pieces.append(Piece(f"+{slot_a}", new_id, letter, target.moves, False, entry))
 
 
+FSF_DOUBLE_STEP = frozenset({("lame", True, False, (0, 2), 0)})  # ifmnD
+
+
 def _double_step(
     config: Config,
     source: str,
@@ -1848,22 +1861,55 @@ def _double_step(
     files: int,
     ranks: int,
     moves: frozenset[Move],
-) -> str:
+) -> str | list[int]:
     """Fairy-Stockfish's double steps (and custom initial moves) come from a region of
-    squares; Fairy Post's from the first move. They agree when every such piece starts in
-    the region and cannot come back to it: `initial`; `none` without any."""
+    squares; Fairy Post's `initial` from the first move. They agree when every such piece
+    starts in the region and cannot come back to it: `initial`; `none` without any.
+    Otherwise a region of whole ranks, the same rows for both sides, for a piece whose
+    only initial move is the double step, is `double-step-rows` (the rows it returns)."""
+    try:
+        return _double_step_initial(config, source, start, slot, files, ranks, moves)
+    except IniRefusal:
+        # The predefined Pawn's double step is not in its Betza (fmWfceF) but is ifmnD.
+        initial = FSF_DOUBLE_STEP if slot == "pawn" else frozenset(m for m in moves if m[1])
+        rows = [
+            _rank_rows(_double_step_regions(config, source, files, ranks)[c], files, ranks, c)
+            for c in (0, 1)
+        ]
+        if initial == FSF_DOUBLE_STEP and rows[0] and rows[0] == rows[1]:
+            return rows[0]
+        raise
+
+
+def _double_step_regions(
+    config: Config, source: str, files: int, ranks: int
+) -> tuple[frozenset[Square], frozenset[Square]]:
+    """The squares each side's double steps start from (Fairy-Stockfish's defaults: the
+    second and seventh ranks)."""
+    white = _region(config, "doubleStepRegionWhite", source, files, ranks)
+    black = _region(config, "doubleStepRegionBlack", source, files, ranks)
+    return (
+        white if white is not None else frozenset((f, 1) for f in range(files) if ranks > 1),
+        black if black is not None else frozenset((f, 6) for f in range(files) if ranks > 6),
+    )
+
+
+def _double_step_initial(
+    config: Config,
+    source: str,
+    start: Start,
+    slot: str,
+    files: int,
+    ranks: int,
+    moves: frozenset[Move],
+) -> str:
     if not _bool(config, "doubleStep", source):
         return "none"
     if "doubleStepRank" in config.options or "doubleStepRankMin" in config.options:
         _refuse(
             config, "doubleStepRank", source, "an old option: write doubleStepRegionWhite/Black"
         )
-    white = _region(config, "doubleStepRegionWhite", source, files, ranks)
-    black = _region(config, "doubleStepRegionBlack", source, files, ranks)
-    regions = (
-        white if white is not None else frozenset((f, 1) for f in range(files) if ranks > 1),
-        black if black is not None else frozenset((f, 6) for f in range(files) if ranks > 6),
-    )
+    regions = _double_step_regions(config, source, files, ranks)
     if not regions[0] and not regions[1]:
         return "none"
     key = "doubleStepRegionWhite"
@@ -1993,6 +2039,9 @@ def _extinction(
         "result": value,
         "count": max(0, _int(config, "extinctionPieceCount", source)),
     }
+    opponent = _int(config, "extinctionOpponentPieceCount", source)
+    if opponent > 0:
+        extinction["opponent-count"] = opponent
     rules["extinction"] = extinction
     pseudo = _bool(config, "extinctionPseudoRoyal", source)
     if pseudo and _bool(config, "blastOnCapture", source):
@@ -2046,6 +2095,7 @@ def _en_passant(
         p.id
         for p in pieces
         if (p.slot == "pawn" and p.entry.get("double-step") == "initial")
+        or "double-step-rows" in p.entry
         or (p.slot != "pawn" and any(m[1] for m in p.moves))
     ]
     capturers = [
@@ -2080,7 +2130,10 @@ def _castling(
     ranks: int,
     start: Start,
     by_slot: Mapping[str, Piece],
+    sides: list[str],
 ) -> list[dict[str, str]]:
+    """The castling moves, White's (Black's mirrored); `sides` is narrowed to the side
+    that castles when the other has no castling rights."""
     if not _bool(config, "castling", source) or start.castling in ("", "-"):
         return []
     rank_rel = _rank(config, "castlingRank", source)
@@ -2123,8 +2176,17 @@ def _castling(
         to = k_to if kingside else q_to
         found[color].add((king_sq, (to, rank), rook_sq, (to - 1 if kingside else to + 1, rank)))
     white = found[0]
-    black = {tuple((s[0], ranks - 1 - s[1]) for s in move) for move in found[1]}
-    if white != black:
+    black = {
+        ((a[0], ranks - 1 - a[1]), (b[0], ranks - 1 - b[1]), (c[0], ranks - 1 - c[1]),
+         (d[0], ranks - 1 - d[1]))
+        for a, b, c, d in found[1]
+    }  # fmt: skip
+    if white and not black:
+        sides[:] = ["white"]  # Black has no castling rights at all (Weak!, Orda)
+    elif black and not white:
+        sides[:] = ["black"]
+        white = black
+    if white != black and len(sides) == 2:
         # One side may lack the King or Rook the other castles with: then its castling is
         # impossible in Fairy Post too.
         for move in black - white:
@@ -2142,9 +2204,11 @@ def _castling(
                     source,
                     "castling rights that differ between White and Black",
                 )
-    moves = white | {
-        m for m in black if all(start.board.get(s, ("", -1))[1] == 0 for s in (m[0], m[2]))
-    }
+    moves = white
+    if len(sides) == 2:
+        moves = white | {
+            m for m in black if all(start.board.get(s, ("", -1))[1] == 0 for s in (m[0], m[2]))
+        }
     out = []
     for king_sq, king_to, rook_sq, rook_to in sorted(moves, key=lambda m: -m[1][0]):
         if start.board[king_sq][0] != "king" or start.board[rook_sq][0] not in by_slot:
@@ -2333,7 +2397,14 @@ VARIANT_WRITTEN = frozenset(
 )
 """Variant fields the export writes (or that have no effect on the rules); any other field
 that differs from its default is refused by name."""
-VARIANT_WRITTEN |= {"must_capture", "no_checks", "check_count", "checkmate", "extinction"}
+VARIANT_WRITTEN |= {
+    "must_capture",
+    "no_checks",
+    "no_drop_checks",
+    "check_count",
+    "checkmate",
+    "extinction",
+}
 PIECE_WRITTEN = frozenset(
     [
         "id",
@@ -2604,6 +2675,8 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         keys["mustCapture"] = "true"
     if variant.no_checks:
         keys["checking"] = "false"
+    if variant.no_drop_checks:
+        keys["dropChecks"] = "false"
     if variant.check_count:
         keys["checkCounting"] = "true"
     if variant.extinction is not None:
@@ -2615,6 +2688,8 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         keys["extinctionPieceCount"] = str(ext.count)
         if ext.pseudo_royal:
             keys["extinctionPseudoRoyal"] = "true"
+        if ext.opponent_count:
+            keys["extinctionOpponentPieceCount"] = str(ext.opponent_count)
     if variant.perpetual_check == "loss":
         keys["perpetualCheckIllegal"] = "true"
     if variant.flying_general:

@@ -1035,6 +1035,10 @@ class Position:
         v = self.variant
         if v.no_checks:
             out = [c for c in out if not self._gives_check(c)]
+        elif v.no_drop_checks:
+            out = [
+                c for c in out if (c >> KIND_SHIFT) & KIND_MASK != DROP or not self._gives_check(c)
+            ]
         if v.must_capture:
             captures = [c for c in out if self._captures(c)]
             if captures:
@@ -1663,6 +1667,8 @@ class Position:
                 if was_virgin and not virgin[sq]:
                     h ^= t.z_virgin[sq]
         if t.blast and (kind == EP or (kind == NORMAL and changes[1][1])):
+            if extra is None and self.promoted is not None:
+                extra = self._snapshot()
             h = self._explode(d, changes, h)
         if t.first_leap_takers and kind == NORMAL:
             h = self._take_first_leap(d, side, changes, h)
@@ -1741,9 +1747,12 @@ class Position:
 
     def _explode(self, d: int, changes: list[tuple[int, int, int]], h: int) -> int:
         """Atomic: the capture on `d` explodes; the capturing piece and every piece around
-        `d` but the immune ones (Pawns) leave the board. Returns the new hash."""
+        `d` but the immune ones (Pawns) leave the board. With captures to hand each goes to
+        its opponent's hand, as a captured piece does (Fairy-Stockfish's atomic
+        Crazyhouse). Returns the new hash."""
         t = self.t
         board = self.board
+        promoted = self.promoted
         for sq in (d, *t.blast_ring[d]):
             p = board[sq]
             if not p or (sq != d and t.blast_immune[p]):
@@ -1754,6 +1763,11 @@ class Position:
             h ^= t.z_piece[p][sq]
             if t.royal[p]:
                 self.kings[p & 1] = -1
+            if t.variant.captures_to_hand:
+                h = self._take(p & 1 ^ 1, p, sq, h)
+            if promoted is not None and promoted[sq]:
+                promoted[sq] = 0
+                h ^= t.z_promoted[sq]
         return h
 
     def _pseudo_royals(self, color: int) -> list[int]:
@@ -2185,18 +2199,20 @@ class Position:
         assert rule is not None
         t = self.t
         pieces = self.pieces
-        for color in (self.side ^ 1, self.side):
+
+        def left(color: int, pid: str | None) -> int:
             hand = self.hands[color]
-            if not rule.pieces:
-                left = sum(len(pieces[code]) for code in t.side_codes[color]) + sum(hand)
-                extinct = left <= rule.count
-            else:
-                extinct = False
-                for pid in rule.pieces:
-                    code = t.code(pid, color)
-                    if len(pieces[code]) + hand[t.hand_type[code]] <= rule.count:
-                        extinct = True
-                        break
+            if pid is None:
+                return sum(len(pieces[code]) for code in t.side_codes[color]) + sum(hand)
+            code = t.code(pid, color)
+            return len(pieces[code]) + hand[t.hand_type[code]]
+
+        for color in (self.side ^ 1, self.side):
+            extinct = any(
+                left(color, pid) <= rule.count
+                and (not rule.opponent_count or left(color ^ 1, pid) >= rule.opponent_count)
+                for pid in (rule.pieces or (None,))
+            )
             if extinct:
                 return Outcome(
                     Termination.EXTINCTION, winner=color if rule.result == "win" else color ^ 1

@@ -1137,6 +1137,7 @@ def _drop_rules(t: Tables) -> None:
         or t.blast
         or t.any_in_place
         or variant.must_capture
+        or variant.no_drop_checks
         or variant.must_drop
         or variant.reserve_in_hand
         or variant.passing

@@ -126,6 +126,7 @@ RULES_KEYS = {
     "check-count",
     "must-capture",
     "no-checks",
+    "no-drop-checks",
     "checkmate",
     "extinction",
     "must-drop",
@@ -292,6 +293,10 @@ class Extinction:
     result: str = "loss"
     count: int = 0
     pseudo_royal: bool = False
+    opponent_count: int = 0
+    """Fairy-Stockfish's extinctionOpponentPieceCount: the rule applies only while the
+    other side still has at least this many pieces of the type (Anti-atomic: a capture
+    that blows up both sides' last pieces decides nothing by extinction)."""
     """Fairy-Stockfish's extinctionPseudoRoyal: the last pieces of a listed type (at most
     `count` + 1 of them) may not be left attacked, as royal pieces; being unable to save
     one is checkmate, and the extinction itself never happens."""
@@ -402,6 +407,9 @@ class Variant:
     reserve_in_hand: bool = False
     """S-Chess: reserve pieces wait in hand and enter by the player's choice (`in-hand`),
     not placed behind chosen pieces before move 1 (Florea's `placed`)."""
+    castling_sides: tuple[int, ...] = (0, 1)
+    """The sides that castle (`[castling] sides = ["white"]`): Fairy-Stockfish's startFen
+    may give castling rights to one side only (Weak!, whose Black has no Rooks)."""
     castling_drops: tuple[str, ...] = ()
     """Placement (`[castling] dropped = true`): the royal piece and the Rook piece that,
     dropped on their castling squares, may castle (Fairy-Stockfish's castlingDroppedPiece)."""
@@ -453,6 +461,8 @@ class Variant:
     """Antichess: a side that can capture must capture (any capture it likes)."""
     no_checks: bool = False
     """Racing Kings: no move may give check."""
+    no_drop_checks: bool = False
+    """No drop may give check (Fairy-Stockfish's dropChecks = false)."""
     checkmate: str = "loss"
     """What checkmate gives the checkmated side: `loss`, or `win` (Losers)."""
     bare_king_win: bool = False
@@ -543,7 +553,7 @@ class Variant:
         """Whether `color` castles: its array has the castling King on the King's square
         (a royal piece, or any piece where none is royal). Horde's White, all Pawns, has
         no castling."""
-        if not self.castles:
+        if not self.castles or color not in self.castling_sides:
             return False
         king = self.castling[0].king_from if self.castling else None
         if king is None:
@@ -1339,6 +1349,7 @@ def _build(
         "drop-promoted",
         "must-capture",
         "no-checks",
+        "no-drop-checks",
         "must-drop",
     ):
         value = rules.get(key, False)
@@ -1450,6 +1461,7 @@ def _build(
 
     castling, fast = _build_castling(data, source, square, setup, by_id)
     castling_drops = _castling_drops(data.get("castling"), source, by_id)
+    castling_sides = _castling_sides(data.get("castling"), source)
 
     reserve_data = data.get("reserve", {})
     if reserve_data is False:
@@ -1564,6 +1576,7 @@ def _build(
         castling=castling,
         fast_castling=fast,
         castling_drops=castling_drops,
+        castling_sides=castling_sides,
         ep_capturers=ep_sets[0],
         ep_victims=ep_sets[1],
         move_rule=move_rule,
@@ -1584,6 +1597,7 @@ def _build(
         check_count=check_count,
         must_capture=flags["must-capture"],
         no_checks=flags["no-checks"],
+        no_drop_checks=flags["no-drop-checks"],
         checkmate=checkmate,
         extinction=extinction,
         blast=_build_blast(rules.get("blast"), source, by_id, goal),
@@ -1754,7 +1768,8 @@ def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> 
     if raw is None or raw is False:
         return None
     key = "rules.extinction"
-    if not isinstance(raw, dict) or set(raw) - {"pieces", "result", "count", "pseudo-royal"}:
+    known = {"pieces", "result", "count", "pseudo-royal", "opponent-count"}
+    if not isinstance(raw, dict) or set(raw) - known:
         raise VariantError(
             source, key, 'a table: pieces = ["all"] (or piece ids), result = "loss", count = 0'
         )
@@ -1787,7 +1802,14 @@ def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> 
         raise VariantError(source, f"{key}.pseudo-royal", "must be true or false")
     if pseudo and any(p.royal for p in by_id.values()):
         raise VariantError(source, f"{key}.pseudo-royal", "needs a variant without royal pieces")
-    return Extinction(pieces, result, count, pseudo)
+    opponent = raw.get("opponent-count", 0)
+    if not isinstance(opponent, int) or isinstance(opponent, bool) or not 0 <= opponent <= 64:
+        raise VariantError(
+            source,
+            f"{key}.opponent-count",
+            "the number of pieces the other side must still have for the rule to apply (0)",
+        )
+    return Extinction(pieces, result, count, pseudo, opponent)
 
 
 def _build_counting(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Counting | None:
@@ -2303,8 +2325,15 @@ def _build_promotion(
         if k not in PROMOTION_KEYS:
             raise VariantError(source, f"{key}.{k}", "unknown key")
     to = raw.get("to")
-    if not isinstance(to, list) or not to or not all(isinstance(t, str) for t in to):
-        raise VariantError(source, f"{key}.to", "must list at least one piece id")
+    if not isinstance(to, list) or not all(isinstance(t, str) for t in to):
+        raise VariantError(source, f"{key}.to", "must list piece ids")
+    if not to and (raw.get("zone") is not None or raw.get("in-place") or "optional-rows" in raw):
+        raise VariantError(
+            source,
+            f"{key}.to",
+            "an empty list only keeps the piece off its compulsory rows: no zone, optional "
+            "rows or in-place promotion beside it",
+        )
     zone = raw.get("zone")
     if zone is not None:
         region_named(regions, zone, source, f"{key}.zone")
@@ -2464,6 +2493,19 @@ def _build_setup(
     return white, black
 
 
+def _castling_sides(raw: Any, source: str) -> tuple[int, ...]:
+    """`[castling] sides = ["white"]`: only those sides castle (default both)."""
+    if not isinstance(raw, dict) or "sides" not in raw:
+        return (0, 1)
+    sides = raw["sides"]
+    names = ("white", "black")
+    if not isinstance(sides, list) or not sides or any(s not in names for s in sides):
+        raise VariantError(
+            source, "castling.sides", 'must list "white", "black" or both: ["white"]'
+        )
+    return tuple(c for c, name in enumerate(names) if name in sides)
+
+
 def _castling_drops(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> tuple[str, ...]:
     """`[castling] dropped = true` (Placement): the royal piece and the `rook-piece`
     (default `rook`) may castle once dropped on their castling squares."""
@@ -2497,7 +2539,7 @@ def _build_castling(
     occupant = dict(setup)
     style = raw.get("style", "standard")
     if style == "standard":
-        known = {"style", "moves", "dropped", "rook-piece"}
+        known = {"style", "moves", "dropped", "rook-piece", "sides"}
         if set(raw) - known:
             raise VariantError(source, f"castling.{sorted(set(raw) - known)[0]}", "unknown key")
         moves = raw.get("moves")
@@ -2516,8 +2558,9 @@ def _build_castling(
             )
             king = occupant.get(c.king_from)
             # White without a royal piece (Horde): the castling is Black's alone.
-            blacks_only = not any(by_id[pid].royal for pid in occupant.values()) and (
-                "black" in data.get("setup", {})
+            blacks_only = raw.get("sides") == ["black"] or (
+                not any(by_id[pid].royal for pid in occupant.values())
+                and "black" in data.get("setup", {})
             )
             plain = not any(p.royal for p in by_id.values())  # Giveaway: a plain King castles
             # Placement: the King is dropped onto its castling square later.

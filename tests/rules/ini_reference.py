@@ -2,7 +2,7 @@
 `data/ini-sections.ini`, which `test_ini.py` compares with the Fairy Post variants that
 `rules.ini` converts them into (CI has no pyffish: the test reads the table).
 
-    .venv/bin/python -m tests.rules.ini_reference
+    .venv/bin/python -m tests.rules.ini_reference [--sections-only]
 
 Rows: the section, the moves played from the start (Fairy-Stockfish's UCI, chosen at
 random among pyffish's legal moves), and the perft counts at depths 1, 2, ... there.
@@ -54,6 +54,9 @@ def random_games(sf: Any, variant: str, games: int = 2) -> list[list[str]]:
 
 
 def main() -> None:
+    """Both tables; `--sections-only` leaves the export table as it is."""
+    import sys
+
     import pyffish as sf
 
     text = INI.read_text(encoding="utf-8")
@@ -67,7 +70,8 @@ def main() -> None:
             counts = [pyffish_perft(sf, name, moves, d) for d in range(1, depth + 1)]
             rows.append(f"{name}\t{' '.join(moves)}\t{','.join(map(str, counts))}")
     TABLE.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    write_exports(sf)
+    if "--sections-only" not in sys.argv[1:]:
+        write_exports(sf)
 
 
 def write_exports(sf: object) -> None:
