@@ -146,10 +146,15 @@ async def engine_opens(opponent: OpponentService, clock: ManualClock, variant: s
         level_number=MAX_LEVEL,
         color="black",
     )
+    assert await engine_moves(opponent, clock) == 1
+    return view.game.id
+
+
+async def engine_moves(opponent: OpponentService, clock: ManualClock) -> int:
+    """Runs the engine's owed moves; how many."""
     registry = EffectRegistry(opponent.storage)
     install_handler(registry, opponent)
-    assert await EffectRunner(registry, clock, owner="engine", batch=1).run_due() == 1
-    return view.game.id
+    return await EffectRunner(registry, clock, owner="engine", batch=1).run_due()
 
 
 async def test_level_8_is_fairy_stockfish_in_chess_and_fairy_posts_engine_in_bigorra(
@@ -159,14 +164,20 @@ async def test_level_8_is_fairy_stockfish_in_chess_and_fairy_posts_engine_in_big
     assert name.startswith("Fairy-Stockfish ")
     with caplog.at_level(logging.INFO, logger="fairypost.opponent"):
         chess = await engine_opens(opponent, clock, "chess")
+        for _ in range(3):  # Ann answers (her first legal move), the engine replies
+            rules_game = await opponent.games.rules(await opponent.storage.games.get(chess))
+            text = rules_game.legal_moves()[0].coordinates
+            await opponent.games.play(channel_id=0, user=ANN, text=text, game_id=chess)
+            assert await engine_moves(opponent, clock) == 1
         bigorra = await engine_opens(opponent, clock, "bigorra")
     played = [r.getMessage() for r in caplog.records if " played " in r.getMessage()]
-    assert played[0].startswith(f"game {chess}: {name} played ")
-    assert played[1].startswith(f"game {bigorra}: {OWN_ENGINE} played ")
+    assert len(played) == 5
+    assert all(line.startswith(f"game {chess}: {name} played ") for line in played[:4])
+    assert played[4].startswith(f"game {bigorra}: {OWN_ENGINE} played ")
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
-    for game_id, who in ((chess, name), (bigorra, OWN_ENGINE)):
+    for game_id, who, plies in ((chess, name, 7), (bigorra, OWN_ENGINE, 1)):
         game = await opponent.storage.games.get(game_id)
-        assert game.ply_count == 1
+        assert game.ply_count == plies
         assert await opponent.engine_for(game) == who
     # Below the top level there is no choice to tell.
     lower = replace(await opponent.storage.games.get(chess), engine_level=7)
