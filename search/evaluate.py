@@ -1,36 +1,44 @@
-"""The static evaluation: material and square tables from `search.values`, king safety,
-pieces in hand and in reserve, tapered between the middle game and the ending.
+"""The static evaluation: material and square tables from `search.values`, Pawn
+structure, royal safety, mobility, pieces in hand and in reserve, tapered between the
+middle game and the ending.
 
 The board part is kept up to date move by move by the search (one table look-up per
 changed square); this module builds the tables once per compiled variant and adds the
-terms that depend on the whole position when a leaf is scored.
+terms that depend on the whole position when a leaf is scored. Those terms are counts
+(`EvalTables.terms`) times the tuned weights of `search.weights`; the Pawn structure is
+cached by the placement of the pawn-class pieces.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
+from rules.betza import Kind
 from rules.position import Position
-from rules.tables import Tables
+from rules.tables import SquareMoves, Tables
 from search.values import (
     CENTRE_CAP,
     CENTRE_WEIGHT,
+    OPEN,
     VariantValues,
     is_pawn_class,
     turns_over,
     variant_values,
 )
+from search.weights import MOBILITY_CLASSES, WEIGHTS, Weights
 
 ROYAL_VALUE = 20000  # a royal piece's worth for ordering captures (royal-capture games)
 KING_HOME = 12  # middle game: centipawns per row a royal piece has left home
 KING_CENTRE = 40  # ending: centipawns a royal piece gains at its best square
 PROMOTION_NEAR = 0.24  # ending: share of the promotion gain one row before the zone
 ADVANCE = 3  # centipawns per row a forward-only piece has advanced
-HAND_BONUS = 1.1  # a piece in hand can go anywhere
 RESERVE_SHARE = 0.9  # a reserve piece still to enter is worth a little less
-ATTACK_SHARE = 1 / 14  # middle game: share of an enemy piece's value lost when it is near
 ZONE_RADIUS = 2  # the squares around a royal piece where attackers count
-TEMPO = 10
+SHIELD_ROWS = 2  # rows before a royal piece where its own pawn-class pieces shield it
+PASSED_GAIN = 800  # the promotion gain (centipawns) at which progress counts fully
+PAWN_CACHE = 1 << 14  # Pawn structures kept per variant before the cache starts afresh
+NTERMS = 6 + len(MOBILITY_CLASSES)  # the counts of EvalTables.terms
+TEMPO = round(WEIGHTS.tempo)  # the side to move's bonus
 DRAWISH_MATERIAL = 400  # without Pawns, less than this can seldom force a win
 DRAWISH_DIVISOR = 8
 
@@ -39,7 +47,7 @@ class EvalTables:
     """Per piece code (`type << 1 | colour`) and square: signed middle-game and ending
     scores (material included, White positive), phase weights and values."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, weights: Weights = WEIGHTS) -> None:
         variant = tables.variant
         geo = tables.geo
         size = geo.size
@@ -56,6 +64,11 @@ class EvalTables:
         self.royal: list[bool] = [False] * ncodes
         self.hand: list[int] = [0] * ncodes  # value of a hand entry (by hand code)
         self.reserve: list[int] = [0] * ncodes
+        # Mobility of riding pieces: value class (-1: none) and the squares expected.
+        self.mob_class: list[int] = [-1] * ncodes
+        self.mob_expect: list[list[float]] = [[] for _ in range(ncodes)]
+        # Passed pawn-class pieces: progress squared towards the zone, times the gain share.
+        self.progress: list[list[float]] = [[] for _ in range(ncodes)]
         for code in range(2, ncodes):
             pid = tables.type_ids[code >> 1]
             piece = variant.piece(pid)
@@ -68,13 +81,16 @@ class EvalTables:
             self.pawn_class[code] = pawn
             self.royal[code] = piece.royal
             self.phase[code] = 0 if (pawn or piece.royal) else value
-            self.attack[code] = 0 if (pawn or piece.royal) else int(value * ATTACK_SHARE)
-            # S-Chess keeps its reserve in hand, but a piece there enters only by gating.
-            share = RESERVE_SHARE if variant.reserve_in_hand else HAND_BONUS
-            self.hand[code] = int(value * share)
+            self.attack[code] = 0 if (pawn or piece.royal) else value
+            # S-Chess keeps its reserve in hand, but a piece there enters only by gating:
+            # it is not a free piece in hand, and is not tuned as one.
+            self.hand[code] = int(value * RESERVE_SHARE) if variant.reserve_in_hand else value
             self.reserve[code] = int(value * RESERVE_SHARE)
             per = reach.per_square
             avg = sum(per) / len(per) if per else 0.0
+            if not (pawn or piece.royal) and any(c.kind is Kind.RIDE for c in piece.components):
+                self.mob_class[code] = sum(1 for bound in MOBILITY_CLASSES if value >= bound)
+                self.mob_expect[code] = [-1.0] * size  # filled square by square on first use
             gain = 0
             zone: frozenset[int] = frozenset()
             if piece.promotion is not None and turns_over(variant, piece) is None:
@@ -108,6 +124,13 @@ class EvalTables:
                             eg += int(near)
                 self.mg[code][sq] = sign * mg
                 self.eg[code][sq] = sign * eg
+            if pawn:
+                # A passed piece is worth what its promotion gains (a Queen in chess, a Met in
+                # Makruk): a Soldier that never promotes is not passed.
+                share = gain / PASSED_GAIN
+                self.progress[code] = [
+                    share * _progress(geo.row(sq, color), geo.ranks, zone) for sq in range(size)
+                ]
         self.phase_max = max(
             1,
             sum(
@@ -130,6 +153,55 @@ class EvalTables:
         self.side_codes = tables.side_codes
         self.has_hands = variant.has_hand
         self.has_reserve = bool(variant.reserve)
+        self.hand_tuned = not variant.reserve_in_hand  # S-Chess: a reserve, not a hand
+        self.pawn_codes = tuple(
+            tuple(c for c in tables.side_codes[s] if self.pawn_class[c]) for s in (0, 1)
+        )
+        self.mobile_codes = tuple(
+            tuple(c for c in tables.side_codes[s] if self.mob_class[c] >= 0) for s in (0, 1)
+        )
+        self.files = geo.files
+        self.shield: list[list[tuple[int, ...]]] = [[], []]
+        for color in (0, 1):
+            step = geo.files if color == 0 else -geo.files
+            for sq in range(size):
+                f, r = geo.file_of(sq), geo.rank_of(sq)
+                ahead = []
+                for k in range(1, SHIELD_ROWS + 1):
+                    rr = r + k * (1 if color == 0 else -1)
+                    if 0 <= rr < geo.ranks:
+                        ahead += [
+                            sq + k * step + dx for dx in (-1, 0, 1) if 0 <= f + dx < geo.files
+                        ]
+                self.shield[color].append(tuple(ahead))
+        self._use(weights)
+
+    def _use(self, weights: Weights) -> None:
+        """The weights as the scoring reads them, and which terms they switch off (a term
+        whose weights are all 0 is not counted at all)."""
+        self.weights = weights
+        self.tempo = round(weights.tempo)
+        self.hand_share = weights.hand if self.hand_tuned else 1.0
+        self.w_mg = (
+            weights.doubled_mg,
+            weights.isolated_mg,
+            weights.passed_mg,
+            weights.shield_mg,
+            weights.danger_mg,
+            *weights.mobility_mg,
+        )
+        self.w_eg = (
+            weights.doubled_eg,
+            weights.isolated_eg,
+            weights.passed_eg,
+            0.0,
+            0.0,
+            *weights.mobility_eg,
+        )
+        self.use_mobility = any(weights.mobility_mg) or any(weights.mobility_eg)
+        self.use_danger = bool(weights.danger_mg)
+        self.use_shield = bool(weights.shield_mg)
+        self._pawn_cache: dict[tuple[frozenset[int], ...], tuple[float, float, float]] = {}
 
     # ------------------------------------------------------------------ whole position
 
@@ -148,16 +220,11 @@ class EvalTables:
                 ph += phase[code] * len(squares)
         return mg, eg, ph
 
-    def off_board(self, pos: Position) -> int:
-        """Pieces in hand and reserve pieces waiting to enter (White positive)."""
-        score = 0
+    def off_board(self, pos: Position) -> float:
+        """Pieces in hand (weighted as tuned) and reserve pieces waiting to enter."""
+        score = 0.0
         if self.has_hands:
-            for color, sign in ((0, 1), (1, -1)):
-                hand = pos.hands[color]
-                value = self.hand
-                for code, n in enumerate(hand):
-                    if n:
-                        score += sign * n * value[code]
+            score = self.hand_share * self.hand_value(pos)
         if self.has_reserve:
             value = self.reserve
             for color, sign in ((0, 1), (1, -1)):
@@ -167,8 +234,57 @@ class EvalTables:
                     score += sign * value[code]
         return score
 
+    def hand_value(self, pos: Position) -> int:
+        """The value of the pieces in hand, White's minus Black's."""
+        score = 0
+        value = self.hand
+        for color, sign in ((0, 1), (1, -1)):
+            for code, n in enumerate(pos.hands[color]):
+                if n:
+                    score += sign * n * value[code]
+        return score
+
+    def pawn_terms(self, pos: Position) -> tuple[float, float, float]:
+        """(doubled, isolated, passed progress) of the pawn-class pieces, White's minus
+        Black's; cached by where they stand."""
+        pieces = pos.pieces
+        key = tuple(frozenset(pieces[c]) for c in self.pawn_codes[0] + self.pawn_codes[1])
+        hit = self._pawn_cache.get(key)
+        if hit is not None:
+            return hit
+        files = self.files
+        own: list[dict[int, list[int]]] = [{}, {}]  # per side: file -> squares
+        for color in (0, 1):
+            for code in self.pawn_codes[color]:
+                for sq in pieces[code]:
+                    own[color].setdefault(sq % files, []).append(sq)
+        doubled = isolated = passed = 0.0
+        for color, sign in ((0, 1), (1, -1)):
+            mine, theirs = own[color], own[color ^ 1]
+            for f, squares in mine.items():
+                doubled += sign * (len(squares) - 1)
+                if f - 1 not in mine and f + 1 not in mine:
+                    isolated += sign * len(squares)
+                for sq in squares:
+                    rank = sq // files
+                    blocked = False
+                    for g in (f - 1, f, f + 1):
+                        for o in theirs.get(g, ()):
+                            if (o // files > rank) if color == 0 else (o // files < rank):
+                                blocked = True
+                                break
+                        if blocked:
+                            break
+                    if not blocked:
+                        passed += sign * self.progress[pos.board[sq]][sq]
+        found = (doubled, isolated, passed)
+        if len(self._pawn_cache) >= PAWN_CACHE:
+            self._pawn_cache.clear()
+        self._pawn_cache[key] = found
+        return found
+
     def king_danger(self, pos: Position) -> int:
-        """Middle-game penalty of enemy pieces near each royal piece (White positive)."""
+        """Value of the enemy pieces near each royal piece (White positive: Black's king)."""
         board = pos.board
         attack = self.attack
         score = 0
@@ -183,6 +299,78 @@ class EvalTables:
                     danger += attack[p]
             score += sign * danger
         return score
+
+    def shield_count(self, pos: Position) -> int:
+        """Own pawn-class pieces in the rows before each royal piece, White's minus Black's."""
+        board = pos.board
+        pawn = self.pawn_class
+        score = 0
+        for color, sign in ((0, 1), (1, -1)):
+            king = pos.kings[color]
+            if king < 0:
+                continue
+            for sq in self.shield[color][king]:
+                p = board[sq]
+                if p and (p & 1) == color and pawn[p]:
+                    score += sign
+        return score
+
+    def mobility(self, pos: Position) -> list[float]:
+        """Per value class: squares the riding pieces reach along their rides (empty, or
+        the enemy piece that ends the ride) beyond what an average board leaves open
+        (`OPEN` per square), White's minus Black's. Leaps are left to the square tables:
+        counting them would cost more than they tell."""
+        board = pos.board
+        pieces = pos.pieces
+        t = self.tables
+        moves = t.moves
+        out = [0.0] * (len(MOBILITY_CLASSES) + 1)
+        for color, sign in ((0, 1), (1, -1)):
+            for code in self.mobile_codes[color]:
+                squares = pieces[code]
+                if not squares:
+                    continue
+                expect = self.mob_expect[code]
+                table = moves[code]
+                total = 0.0
+                for o in squares:
+                    sm = table[o] or t.square_moves(code, o)
+                    e = expect[o]
+                    if e < 0:
+                        e = expect[o] = _ride_expectation(sm)
+                    n = 0
+                    for pairs in sm.slides:
+                        for d, _c in pairs:
+                            p = board[d]
+                            if p:
+                                if (p & 1) != color:
+                                    n += 1
+                                break
+                            n += 1
+                    for pairs, _mode, _mfrom, _cfrom in sm.rays:
+                        for d, _c in pairs:
+                            p = board[d]
+                            if p:
+                                if (p & 1) != color:
+                                    n += 1
+                                break
+                            n += 1
+                    total += n - e
+                out[self.mob_class[code]] += sign * total
+        return out
+
+    def terms(self, pos: Position) -> list[float]:
+        """The counts the tuned weights multiply, White's minus Black's: doubled, isolated,
+        passed, shield, danger, then mobility per value class (NTERMS in all)."""
+        doubled, isolated, passed = self.pawn_terms(pos)
+        return [
+            doubled,
+            isolated,
+            passed,
+            float(self.shield_count(pos)),
+            float(self.king_danger(pos)),
+            *self.mobility(pos),
+        ]
 
     def drawish(self, pos: Position, leader: int) -> bool:
         """The side ahead has no Pawn and too little to force mate (Bishop, Knight)."""
@@ -202,19 +390,51 @@ class EvalTables:
         """The evaluation for the side to move, in centipawns."""
         pmax = self.phase_max
         ph = min(ph, pmax)
-        s = (mg * ph + eg * (pmax - ph)) // pmax
+        doubled, isolated, passed = self.pawn_terms(pos) if self.pawn_codes[0] else (0, 0, 0)
+        w_mg, w_eg = self.w_mg, self.w_eg
+        xm = w_mg[0] * doubled + w_mg[1] * isolated + w_mg[2] * passed
+        xe = w_eg[0] * doubled + w_eg[1] * isolated + w_eg[2] * passed
         if ph:
-            s += self.king_danger(pos) * ph // pmax
+            if self.use_shield:
+                xm += w_mg[3] * self.shield_count(pos)
+            if self.use_danger:
+                xm += w_mg[4] * self.king_danger(pos)
+        if self.use_mobility:
+            for i, n in enumerate(self.mobility(pos), 5):
+                xm += w_mg[i] * n
+                xe += w_eg[i] * n
+        # Truncated towards zero, so that a position and its colour flip score alike.
+        s = int(((mg + xm) * ph + (eg + xe) * (pmax - ph)) / pmax)
         if self.has_hands or self.has_reserve:
-            s += self.off_board(pos)
+            s += int(self.off_board(pos))
         if ph * 4 < pmax and s and self.drawish(pos, 0 if s > 0 else 1):
-            s //= DRAWISH_DIVISOR
-        return (s if pos.side == 0 else -s) + TEMPO
+            s = int(s / DRAWISH_DIVISOR)
+        return (s if pos.side == 0 else -s) + self.tempo
 
     def evaluate(self, pos: Position) -> int:
         """The static evaluation of `pos` from scratch (side to move's view)."""
         mg, eg, ph = self.board_terms(pos)
         return self.score(pos, mg, eg, ph)
+
+
+def _ride_expectation(sm: SquareMoves) -> float:
+    """The squares a piece's rides reach from one square on an average board: the k-th
+    square of a ride is open with chance `OPEN ** (k - 1)` (as `search.values` weighs it)."""
+    total = 0.0
+    for pairs in sm.slides:
+        total += sum(OPEN**k for k in range(len(pairs)))
+    for pairs, _mode, _mfrom, _cfrom in sm.rays:
+        total += sum(OPEN**k for k in range(len(pairs)))
+    return total
+
+
+def _progress(row: int, ranks: int, zone: frozenset[int]) -> float:
+    """How far a promoting piece on `row` has come towards its promotion zone (the far side
+    when the zone is not a set of rows), squared: 0 at home, 1 one row before it."""
+    target = min((z for z in zone if z > 1), default=ranks)
+    span = max(1, target - 2)
+    share = max(0.0, min(1.0, (row - 1) / span))
+    return share * share
 
 
 _CACHE: OrderedDict[int, tuple[Tables, EvalTables]] = OrderedDict()

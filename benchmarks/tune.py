@@ -1,0 +1,518 @@
+"""Texel tuning of the evaluation's variant-general weights (dev-only, needs Fairy-Stockfish
+for the first step).
+
+1. `positions`: Fairy-Stockfish plays itself at a small node budget in several variants
+   (chess, Capablanca, Shako, Grand, Crazyhouse, Shogi, Xiangqi, Makruk), each game from a
+   few random plies of Fairy Post's own move generator, and every few plies a quiet
+   position (the side to move not in check, Fairy-Stockfish's reply neither a capture nor
+   a promotion) is kept with the game's result. The positions are written as Fairy Post
+   position texts, one a line: `variant<TAB>White's points<TAB>position`.
+2. `fit`: the evaluation's terms are counted once per position (`EvalTables.terms`), and
+   the weights of `search/weights.py` are fitted by gradient descent on the logistic loss
+   of the result against the evaluation (`1 / (1 + 10 ** (-eval / SCALE))`), then written
+   back to `search/weights.py` with the loss before and after.
+
+3. `match`: the tuned weights against `BASELINE` (the evaluation before these terms) at an
+   equal node budget or time, with the Elo difference and its 95% interval; `speed`: their
+   nodes per second, searched in turn.
+
+The committed positions (18,994: 40 games of each variant at 3,000 nodes, then 100 more of
+chess, Capablanca and Shako at 2,000) and weights came from
+
+    python -m benchmarks.tune positions --games 40 --seed 1 --out a.tsv.gz
+    python -m benchmarks.tune positions --games 100 --seed 2 --nodes 2000 \
+        --variants chess,capablanca,shako --out b.tsv.gz    # then a + b, in that order
+    python -m benchmarks.tune fit benchmarks/data/tune-positions.tsv.gz --from-baseline \
+        --l2 1e-6 --without mobility --write
+
+The fit is deterministic, so anyone can check the weights without Fairy-Stockfish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import math
+import random
+import statistics
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.bench_search import middle_game
+from benchmarks.elo import estimate
+from benchmarks.match import Choice, EnginePlayer, load_match_variant, match
+from benchmarks.uci import UciEngine, find_engine
+from rules.fsf import uci_moves
+from rules.game import Game
+from rules.notation import coordinates
+from rules.position import (
+    CASTLE,
+    DROP,
+    KIND_MASK,
+    KIND_SHIFT,
+    NORMAL,
+    PROMO_MASK,
+    PROMO_SHIFT,
+    Position,
+)
+from rules.postext import format_position, parse_position
+from rules.variant import load_variant
+from search.evaluate import NTERMS, EvalTables, eval_tables
+from search.play import history_hashes
+from search.searcher import Limits, Searcher
+from search.weights import BASELINE, MOBILITY_CLASSES, WEIGHTS, Weights
+
+VARIANTS = ("chess", "capablanca", "shako", "grand", "crazyhouse", "shogi", "xiangqi", "makruk")
+RANDOM_PLIES = (2, 8)  # a game starts from this many random plies (inclusive range)
+MAX_PLIES = 300
+ADJUDICATE_CP = 1_200  # Fairy-Stockfish's score, held for ADJUDICATE_PLIES plies running
+ADJUDICATE_PLIES = 6
+SAMPLE_EVERY = 3  # keep at most one quiet position in this many plies
+SKIP_PLIES = 6  # after the random opening, before positions are kept
+
+
+def _fsf_move(engine: UciEngine, moves: list[str], nodes: int) -> tuple[str, int | None]:
+    """Fairy-Stockfish's move and score (side to move, cp; +-100000 for mate)."""
+    engine.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+    engine.send(f"go nodes {nodes}")
+    score: int | None = None
+    for line in engine.read_until("bestmove"):
+        if line.startswith("info") and " score " in line:
+            words = line.split()
+            i = words.index("score")
+            kind, value = words[i + 1], int(words[i + 2])
+            score = value if kind == "cp" else (100_000 if value > 0 else -100_000)
+        if line.startswith("bestmove"):
+            return line.split()[1], score
+    raise RuntimeError("no bestmove")
+
+
+def _noisy(pos: Position, code: int) -> bool:
+    """A capture (en passant included) or a promotion: the position is not quiet."""
+    kind = (code >> KIND_SHIFT) & KIND_MASK
+    if (code >> PROMO_SHIFT) & PROMO_MASK or kind not in (NORMAL, DROP):
+        return kind != CASTLE
+    return kind == NORMAL and bool(pos.board[(code >> 8) & 0xFF])
+
+
+def play_one(
+    engine: UciEngine, variant_id: str, nodes: int, rng: random.Random
+) -> tuple[float, list[str]]:
+    """One self-play game: (White's points, the quiet positions kept as texts)."""
+    variant = load_variant(variant_id)
+    game = Game(variant)
+    uci: list[str] = []
+    for _ in range(rng.randint(*RANDOM_PLIES)):
+        pos = game.position
+        c = rng.choice(pos.legal_codes())
+        table = {v: k for k, v in uci_moves(pos).items()}
+        uci.append(table[c])
+        game.play(coordinates(pos, c), check_marks=False)
+        if game.outcome() is not None:
+            return 0.5, []
+    engine.send("ucinewgame")
+    engine.ready()
+    kept: list[str] = []
+    last_kept = -SAMPLE_EVERY
+    start = game.ply
+    big = 0
+    while True:
+        outcome = game.outcome()
+        if outcome is not None:
+            return outcome.score[0], kept
+        if game.ply >= MAX_PLIES:
+            return 0.5, kept
+        pos = game.position
+        move, score = _fsf_move(engine, uci, rng.randint(nodes // 2, nodes * 3 // 2))
+        code = uci_moves(pos)[move]
+        if score is not None:
+            white = score if pos.side == 0 else -score
+            big = (big + 1 if big >= 0 else 1) if white >= ADJUDICATE_CP else big
+            big = (big - 1 if big <= 0 else -1) if white <= -ADJUDICATE_CP else big
+            if abs(white) < ADJUDICATE_CP:
+                big = 0
+            if abs(big) >= ADJUDICATE_PLIES:
+                return (1.0 if big > 0 else 0.0), kept
+        if (
+            game.ply - start >= SKIP_PLIES
+            and game.ply - last_kept >= SAMPLE_EVERY
+            and not pos.is_check()
+            and not _noisy(pos, code)
+        ):
+            kept.append(format_position(pos))
+            last_kept = game.ply
+        game.play(coordinates(pos, code), check_marks=False)
+        uci.append(move)
+
+
+def positions(args: argparse.Namespace) -> None:
+    path = find_engine()
+    if path is None:
+        sys.exit("Fairy-Stockfish is needed to play the games")
+    engine = UciEngine(path, {"Threads": "1", "Hash": "8"})
+    rng = random.Random(args.seed)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    variants = args.variants.split(",") if args.variants else VARIANTS
+    with gzip.open(out, "wt", encoding="utf-8") as f:
+        for variant_id in variants:
+            engine.set_option("UCI_Variant", load_variant(variant_id).fsf_variant or variant_id)
+            score = 0.0
+            count = 0
+            for _ in range(args.games):
+                points, kept = play_one(engine, variant_id, args.nodes, rng)
+                score += points
+                count += len(kept)
+                for text in kept:
+                    f.write(f"{variant_id}\t{points}\t{text}\n")
+                f.flush()
+            print(f"{variant_id}: {args.games} games, White {score:g}, {count} positions")
+    engine.close()
+
+
+# ------------------------------------------------------------------------------ 2. fit
+
+NAMES = (
+    "doubled_mg",
+    "isolated_mg",
+    "passed_mg",
+    "shield_mg",
+    "danger_mg",
+    *(f"mobility_mg[{i}]" for i in range(len(MOBILITY_CLASSES) + 1)),
+    "doubled_eg",
+    "isolated_eg",
+    "passed_eg",
+    "shield_eg",
+    "danger_eg",
+    *(f"mobility_eg[{i}]" for i in range(len(MOBILITY_CLASSES) + 1)),
+    "hand",
+    "tempo",
+)
+L2 = 1e-6  # per squared centipawn of a weight's column spread: see fit()
+FIXED = frozenset({"shield_eg", "danger_eg"})  # kept at 0: middle-game terms by design
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One position reduced to what the loss needs: White's score without the tuned
+    terms, the tuned terms' columns (the counts, tapered) and the result."""
+
+    base: float
+    columns: tuple[float, ...]
+    result: float
+
+
+def weight_vector(w: Weights) -> list[float]:
+    return [
+        w.doubled_mg,
+        w.isolated_mg,
+        w.passed_mg,
+        w.shield_mg,
+        w.danger_mg,
+        *w.mobility_mg,
+        w.doubled_eg,
+        w.isolated_eg,
+        w.passed_eg,
+        0.0,
+        0.0,
+        *w.mobility_eg,
+        w.hand,
+        w.tempo,
+    ]
+
+
+def vector_weights(v: Sequence[float]) -> Weights:
+    n = NTERMS
+    return Weights(
+        doubled_mg=v[0],
+        isolated_mg=v[1],
+        passed_mg=v[2],
+        shield_mg=v[3],
+        danger_mg=v[4],
+        mobility_mg=tuple(v[5:n]),
+        doubled_eg=v[n],
+        isolated_eg=v[n + 1],
+        passed_eg=v[n + 2],
+        mobility_eg=tuple(v[n + 5 : 2 * n]),
+        hand=v[2 * n],
+        tempo=v[2 * n + 1],
+    )
+
+
+def sample(pos: Position, result: float) -> Sample | None:
+    """The position's sample, or None when the evaluation would scale it as drawish
+    (not linear in the weights) or the game is over there."""
+    et = eval_tables(pos.t)
+    mg, eg, ph = et.board_terms(pos)
+    pmax = et.phase_max
+    ph = min(ph, pmax)
+    if ph * 4 < pmax and (et.drawish(pos, 0) or et.drawish(pos, 1)):
+        return None
+    share = ph / pmax
+    base = mg * share + eg * (1 - share)
+    hand = 0.0
+    if et.has_hands and et.hand_tuned:
+        hand = float(et.hand_value(pos))
+    if et.has_hands or et.has_reserve:
+        base += et.off_board(pos) - et.weights.hand * hand
+    terms = et.terms(pos)
+    columns = (
+        *(x * share for x in terms),
+        *(x * (1 - share) for x in terms),
+        hand,
+        1.0 if pos.side == 0 else -1.0,
+    )
+    return Sample(base, columns, result)
+
+
+def load_samples(path: Path) -> list[Sample]:
+    out: list[Sample] = []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            variant_id, points, text = line.rstrip("\n").split("\t")
+            found = sample(parse_position(variant_id, text), float(points))
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _predict(samples: Sequence[Sample], w: Sequence[float], scale: float) -> list[float]:
+    out = []
+    for s in samples:
+        e = s.base + sum(a * b for a, b in zip(w, s.columns, strict=True))
+        out.append(1 / (1 + 10 ** max(-20.0, min(20.0, -e / scale))))
+    return out
+
+
+def loss(samples: Sequence[Sample], w: Sequence[float], scale: float) -> float:
+    """Mean squared error of the predicted score against the result (Texel's loss)."""
+    p = _predict(samples, w, scale)
+    return sum((q - s.result) ** 2 for q, s in zip(p, samples, strict=True)) / len(samples)
+
+
+def fit_scale(samples: Sequence[Sample], w: Sequence[float]) -> float:
+    """The logistic scale (centipawns) that fits the present weights best: golden section."""
+    lo, hi = 50.0, 1500.0
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(30):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        if loss(samples, w, a) < loss(samples, w, b):
+            hi = b
+        else:
+            lo = a
+    return (lo + hi) / 2
+
+
+def fit(
+    samples: Sequence[Sample],
+    start: Sequence[float],
+    scale: float,
+    steps: int,
+    l2: float,
+    without: Sequence[str] = (),
+) -> list[float]:
+    """Adam on the loss, each weight in units of its column's spread (their sizes differ
+    by thousands: a danger centipawn against a tempo), pulled towards the start by `l2`
+    times the squared distance in those units (a few hundred games are few). Weights whose
+    names start with one of `without` keep their start."""
+    n = len(start)
+    spread = []
+    for j in range(n):
+        col = [s.columns[j] for s in samples]
+        mean = sum(col) / len(col)
+        spread.append(math.sqrt(sum((x - mean) ** 2 for x in col) / len(col)) or 1.0)
+    theta = [w * s for w, s in zip(start, spread, strict=True)]
+    origin = theta[:]
+    free = [
+        NAMES[j] not in FIXED and not any(NAMES[j].startswith(x) for x in without) for j in range(n)
+    ]
+    m = [0.0] * n
+    v = [0.0] * n
+    rate, beta1, beta2 = 2.0, 0.9, 0.999
+    k = math.log(10) / scale
+    for step in range(1, steps + 1):
+        w = [t / s for t, s in zip(theta, spread, strict=True)]
+        p = _predict(samples, w, scale)
+        grad = [0.0] * n
+        for q, s in zip(p, samples, strict=True):
+            g = 2 * (q - s.result) * q * (1 - q) * k
+            for j, x in enumerate(s.columns):
+                if x:
+                    grad[j] += g * x
+        for j in range(n):
+            if not free[j]:
+                continue
+            gj = grad[j] / len(samples) / spread[j] + 2 * l2 * (theta[j] - origin[j])
+            m[j] = beta1 * m[j] + (1 - beta1) * gj
+            v[j] = beta2 * v[j] + (1 - beta2) * gj * gj
+            mh = m[j] / (1 - beta1**step)
+            vh = v[j] / (1 - beta2**step)
+            theta[j] -= rate * mh / (math.sqrt(vh) + 1e-12)
+    return [t / s for t, s in zip(theta, spread, strict=True)]
+
+
+def _number(x: float) -> str:
+    """Four significant figures, written as a float."""
+    text = f"{x:.4g}"
+    return text if any(c in text for c in ".en") else text + ".0"
+
+
+def write_weights(w: Weights, note: str) -> None:
+    """Rewrite the WEIGHTS literal of search/weights.py (and its note) in place."""
+    path = Path(__file__).resolve().parent.parent / "search" / "weights.py"
+    text = path.read_text(encoding="utf-8")
+    head = text[: text.index("# fmt: off")]
+    tail = text[text.index("# fmt: on\n") + len("# fmt: on\n") :]
+    fields = []
+    for name in Weights.__dataclass_fields__:
+        value = getattr(w, name)
+        if isinstance(value, tuple):
+            shown = "(" + ", ".join(_number(x) for x in value) + ")"
+        else:
+            shown = _number(value)
+        fields.append(f"    {name}={shown},")
+    body = "\n".join(fields)
+    path.write_text(
+        f"{head}# fmt: off\n{note}WEIGHTS = Weights(\n{body}\n)\n# fmt: on\n{tail}",
+        encoding="utf-8",
+    )
+
+
+def fit_command(args: argparse.Namespace) -> None:
+    samples = load_samples(Path(args.positions))
+    # Every fifth run of 25 positions is held out: a run is about one game, so the held-out
+    # positions do not share their results with the training ones.
+    train = [s for i, s in enumerate(samples) if (i // 25) % 5]
+    held = [s for i, s in enumerate(samples) if not (i // 25) % 5]
+    start = weight_vector(BASELINE if args.from_baseline else WEIGHTS)
+    scale = fit_scale(train, start)
+    before = (loss(train, start, scale), loss(held, start, scale))
+    without = tuple(x for x in args.without.split(",") if x)
+    tuned = fit(train, start, scale, args.steps, args.l2, without)
+    after = (loss(train, tuned, scale), loss(held, tuned, scale))
+    print(f"{len(samples)} positions, scale {scale:.0f} cp")
+    print(f"loss before: train {before[0]:.5f}, held out {before[1]:.5f}")
+    print(f"loss after:  train {after[0]:.5f}, held out {after[1]:.5f}")
+    for name, a, b in zip(NAMES, start, tuned, strict=True):
+        print(f"  {name:16} {a:9.4f} -> {b:9.4f}")
+    if args.write:
+        note = (
+            f"# {len(samples)} positions of {args.positions}, logistic scale {scale:.0f} cp;\n"
+            f"# loss (held-out fifth) {before[1]:.5f} before, {after[1]:.5f} after.\n"
+        )
+        write_weights(vector_weights(tuned), note)
+
+
+# ------------------------------------------------------------------- 3. match and speed
+
+
+class WeightsPlayer(EnginePlayer):
+    """Fairy Post's engine evaluating with a given set of weights."""
+
+    def __init__(self, limits: Limits, name: str, weights: Weights) -> None:
+        super().__init__(limits, name)
+        self.weights = weights
+        self.et: EvalTables | None = None
+
+    def choose(self, game: Game) -> Choice:
+        t = game.position.t
+        if self.et is None or self.et.tables is not t:
+            self.et = EvalTables(t, self.weights)
+        searcher = Searcher(
+            game.position, tt=self.tt, history=history_hashes(game), evaluation=self.et
+        )
+        result = searcher.search(self.limits)
+        self.nodes += result.nodes
+        self.seconds += result.elapsed
+        assert result.move is not None
+        return Choice(coordinates(game.position, result.move), result.score)
+
+
+def match_command(args: argparse.Namespace) -> None:
+    limits = Limits(nodes=args.nodes) if args.movetime is None else Limits(movetime=args.movetime)
+    new = WeightsPlayer(limits, "tuned", WEIGHTS)
+    old = WeightsPlayer(limits, "baseline", BASELINE)
+    for variant_id in args.variants.split(","):
+        result = match(
+            load_match_variant(variant_id),
+            new,
+            old,
+            args.games,
+            opening_plies=args.opening_plies,
+            max_plies=args.max_plies,
+            adjudicate=True,
+            seed=args.seed,
+            progress=print if args.verbose else None,
+        )
+        e = estimate(result.points)
+        print(
+            f"{variant_id}: tuned vs baseline, {len(result.games)} games, {result.tally()}, "
+            f"Elo {e.text()}; nodes/s tuned {new.nodes / max(new.seconds, 1e-9):.0f}, "
+            f"baseline {old.nodes / max(old.seconds, 1e-9):.0f}; {result.reasons()}",
+            flush=True,
+        )
+
+
+def speed_command(args: argparse.Namespace) -> None:
+    """Nodes per second of the tuned evaluation against the baseline, searched in turn
+    (the same load for both) from the middle games of the search benchmark."""
+    for variant_id in args.variants.split(","):
+        pos = middle_game(variant_id).position
+        tables = {
+            name: EvalTables(pos.t, w) for name, w in (("tuned", WEIGHTS), ("baseline", BASELINE))
+        }
+        rates: dict[str, list[float]] = {name: [] for name in tables}
+        for _ in range(args.repeats):
+            for name, et in tables.items():
+                result = Searcher(pos, evaluation=et).search(Limits(nodes=args.nodes))
+                rates[name].append(result.nodes / result.elapsed)
+        tuned, base = (statistics.median(rates[n]) for n in ("tuned", "baseline"))
+        print(
+            f"{variant_id}: tuned {tuned:.0f} nodes/s, "
+            f"baseline {base:.0f}, ratio {tuned / base:.2f}"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.tune", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("positions", help="play Fairy-Stockfish games, keep quiet positions")
+    p.add_argument("--games", type=int, default=60, help="games per variant")
+    p.add_argument("--nodes", type=int, default=3000, help="Fairy-Stockfish's nodes a move")
+    p.add_argument("--variants", default="", help="comma-separated (default: all)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", default="benchmarks/data/tune-positions.tsv.gz")
+    p = sub.add_parser("fit", help="fit the weights to the positions' results")
+    p.add_argument("positions", help="a positions file written by `positions`")
+    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--l2", type=float, default=L2, help="pull towards the start weights")
+    p.add_argument("--without", default="", help="names (prefixes) kept at the start, a,b")
+    p.add_argument("--from-baseline", action="store_true", help="start from BASELINE")
+    p.add_argument("--write", action="store_true", help="rewrite search/weights.py")
+    p = sub.add_parser("match", help="the tuned weights against BASELINE")
+    p.add_argument("--variants", default="chess,shako")
+    p.add_argument("--games", type=int, default=40)
+    p.add_argument("--nodes", type=int, default=20_000)
+    p.add_argument("--movetime", type=float, default=None, help="seconds (instead of nodes)")
+    p.add_argument("--opening-plies", type=int, default=4)
+    p.add_argument("--max-plies", type=int, default=300)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--verbose", action="store_true")
+    p = sub.add_parser("speed", help="nodes per second, tuned against BASELINE")
+    p.add_argument("--variants", default="chess,grand,bigorra")
+    p.add_argument("--nodes", type=int, default=20_000)
+    p.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    commands = {
+        "positions": positions,
+        "fit": fit_command,
+        "match": match_command,
+        "speed": speed_command,
+    }
+    commands[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
