@@ -43,7 +43,6 @@ from pathlib import Path
 from benchmarks.bench_search import middle_game
 from benchmarks.elo import estimate
 from benchmarks.match import Choice, EnginePlayer, load_match_variant, match
-from benchmarks.uci import UciEngine, find_engine
 from rules.fsf import uci_moves
 from rules.game import Game
 from rules.notation import coordinates
@@ -62,6 +61,7 @@ from rules.variant import load_variant
 from search.evaluate import NTERMS, EvalTables, eval_tables
 from search.play import history_hashes
 from search.searcher import Limits, Searcher
+from search.uci import UciEngine, find_engine
 from search.weights import BASELINE, MOBILITY_CLASSES, WEIGHTS, Weights
 
 VARIANTS = ("chess", "capablanca", "shako", "grand", "crazyhouse", "shogi", "xiangqi", "makruk")
