@@ -1223,6 +1223,12 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     by_slot = {p.slot: p for p in pieces}
     rules: dict[str, object] = {}
     regions: dict[str, object] = {}
+    if any(
+        isinstance(zoned := p.entry.get("promotion"), dict) and zoned.get("zone") == PAWN_ZONE
+        for p in pieces
+    ):
+        zone_w, zone_b = _promotion_regions(config, source, files, ranks)
+        regions[PAWN_ZONE] = {"white": _squares_text(zone_w), "black": _squares_text(zone_b)}
 
     # Where pieces may go (mobilityRegion<Color><Piece>)
     unused = []
@@ -1685,6 +1691,22 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             entry["royal"] = True
         if promo[0] and promo_rows:
             entry["promotion"] = _promotion(config, source, mandatory, promo_rows, start)
+        elif promo[0]:  # far ranks that differ by side: the zone PAWN_ZONE
+            if any(m[3][1] < 0 for m in moves):
+                _refuse(
+                    config,
+                    "promotionRegionWhite",
+                    source,
+                    "promotion regions that differ between the sides, for a piece that can "
+                    "step back out of them",
+                )
+            zoned = _promotion(config, source, mandatory, [], start)
+            zoned.pop("compulsory-rows", None)
+            zoned.pop("optional-rows", None)
+            zoned["zone"] = PAWN_ZONE
+            if mandatory:
+                zoned["mandatory"] = True
+            entry["promotion"] = zoned
         out.append(Piece(slot, piece_id, letter, moves, ep, entry))
     if "king" not in config.pieces:
         pass  # a game without a King: Fairy Post's loader says what it needs
@@ -1706,16 +1728,25 @@ def _catalogue_ids() -> frozenset[str]:
     return frozenset(catalogue())
 
 
-def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tuple[list[int], bool]:
-    """The promotion rows (from each owner's side) and whether promotion is compulsory."""
-    if "promotionRank" in config.options:
-        _refuse(config, "promotionRank", source, "an old option: write promotionRegionWhite/Black")
+def _promotion_regions(
+    config: Config, source: str, files: int, ranks: int
+) -> tuple[frozenset[Square], frozenset[Square]]:
+    """Each side's promotion region (Fairy-Stockfish's defaults: the eighth rank, which
+    a smaller board lacks, and the first)."""
     white = _region(config, "promotionRegionWhite", source, files, ranks)
     black = _region(config, "promotionRegionBlack", source, files, ranks)
     if white is None:
         white = frozenset((f, 7) for f in range(files) if ranks > 7)
     if black is None:
         black = frozenset((f, 0) for f in range(files))
+    return white, black
+
+
+def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tuple[list[int], bool]:
+    """The promotion rows (from each owner's side) and whether promotion is compulsory."""
+    if "promotionRank" in config.options:
+        _refuse(config, "promotionRank", source, "an old option: write promotionRegionWhite/Black")
+    white, black = _promotion_regions(config, source, files, ranks)
     rows_w = _rank_rows(white, files, ranks, 0)
     rows_b = _rank_rows(black, files, ranks, 1)
     if rows_w is None or rows_b is None:
@@ -1723,14 +1754,24 @@ def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tupl
         _refuse(config, key, source, "a promotion region that is not whole ranks")
     assert rows_w is not None and rows_b is not None
     if rows_w != rows_b:
-        _refuse(
-            config,
-            "promotionRegionWhite",
-            source,
-            f"promotion regions that differ between the sides (rows {rows_w} for White, "
-            f"{rows_b} for Black, counted from each side)",
-        )
+        # Different far ranks for each side: a promotion zone (a region per side) says
+        # it, as long as no promoting piece can step back out of it (see _pieces).
+        suffix = [
+            rows == list(range(ranks - len(rows) + 1, ranks + 1)) for rows in (rows_w, rows_b)
+        ]
+        if not (rows_w and rows_b and all(suffix)):
+            _refuse(
+                config,
+                "promotionRegionWhite",
+                source,
+                f"promotion regions that differ between the sides (rows {rows_w} for White, "
+                f"{rows_b} for Black, counted from each side)",
+            )
+        return [], _bool(config, "mandatoryPawnPromotion", source)
     return rows_w, _bool(config, "mandatoryPawnPromotion", source)
+
+
+PAWN_ZONE = "pawn-promotion"
 
 
 def _promotion(
@@ -2070,6 +2111,34 @@ def _extinction(
             "exploding pseudo-royal pieces other than one a side that is all the side "
             "must keep (Atomic's King)",
         )
+    if pseudo and any(p.entry.get("royal") for p in by_slot.values()):
+        # One piece a side that must not be lost, a royal King or a single pseudo-royal
+        # piece that nothing can add to (Maharajah's Amazon against the King): the
+        # pseudo-royal piece plays as a royal one, and the extinction never happens.
+        slots = [s for s in SLOT_ORDER if s in members and s in by_slot]
+        royal = [s for s, p in by_slot.items() if p.entry.get("royal")]
+        per_side = [
+            sum(1 for slot, c in start.board.values() if c == color and slot in slots + royal)
+            for color in (0, 1)
+        ]
+        promoted_into = {
+            t
+            for p in by_slot.values()
+            if isinstance(promo := p.entry.get("promotion"), dict)
+            for t in promo.get("to", [])
+        }
+        if (
+            "*" not in members
+            and value == "loss"
+            and extinction["count"] == 0
+            and per_side == [1, 1]
+            and not set(slots) & set(start.hand)
+            and not {by_slot[s].id for s in slots} & promoted_into  # "to" holds ids by now
+        ):
+            for slot in slots:
+                by_slot[slot].entry["royal"] = True
+            del rules["extinction"]
+            return
     if pseudo:
         if any(p.entry.get("royal") for p in by_slot.values()):
             _refuse(
