@@ -1,7 +1,10 @@
 """Playing levels 1 to 8: how deep, how long, and how imperfect the engine plays.
 
-Every level searches at least three plies, so that a mate in one or two is always seen
-and always played, and a mate in one against it is always seen. Below that, the low
+Every level aims at three plies at least, so that a mate in one or two is seen and played
+and a mate in one against it is seen; on a big board its time may allow less, but depth 1
+always completes (`search.searcher`), so a mate in one is played at every level on every
+board. The budgets: Bigorra 100 plies in reaches depth 6 at level 8 (60 s) and depth 4 at
+level 6 on a loaded two-core machine (benchmarks/bench_clock.py). Beyond that, the low
 levels are weaker on purpose: they may play any move within a margin of the best, drawn
 at random with a preference for the better ones (the way a club player overlooks a
 quieter, stronger move), and they look less far ahead. The high levels search longer.

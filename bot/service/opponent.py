@@ -41,6 +41,7 @@ from bot.service.games import GameService, parse_color
 from bot.service.models import EndResult, GameView, OfferView, UserRef
 from bot.service.searchpool import SearchJob, SearchPool
 from rules.game import Game as RulesGame
+from rules.variant import Variant
 from search.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, level
 from storage.errors import GameNotFoundError, StorageError
 from storage.models import ColorChoice, EventKind, Game, NewEffect, NewGame, StorageEvent
@@ -206,6 +207,17 @@ class OpponentService:
         """At start-up: every game where the engine is to move has its move owed (an effect
         already recorded is not recorded again). Returns how many games wait for it."""
         waiting = await self.storage.games.list_engine_to_move()
+        # Their variants' tables first (the engine's loop starts once this returns): each
+        # search's budget counts from its request, and a 16x16 board's take seconds to build.
+        prepared: set[Variant] = set()
+        for game in waiting:
+            try:
+                variant = await self.games.variants.for_game(game)
+                if variant not in prepared:
+                    prepared.add(variant)
+                    await asyncio.wrap_future(self.pool.prepare(variant))
+            except Exception:
+                log.exception("game %d: its variant's tables were not built ahead", game.id)
         effects = [e for g in waiting for e in engine_effect(g)]
         if effects:
             await self.storage.effects.add(effects, self.games.clock.now())

@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import Future
 
+from bot.service import GameService
+from bot.service.effects import EffectRegistry, EffectRunner
+from bot.service.models import UserRef
+from bot.service.opponent import EngineConfig, OpponentService, install
 from bot.service.searchpool import SearchJob, SearchPool
-from rules.variant import load_variant
+from rules.variant import Variant, load_variant
+from tests.bot.conftest import ANN, CHANNEL, GUILD
+
+FAIRY = UserRef(777, "Fairy Post", bot=True)
 
 FOOLS_MATE = ("f2f3", "e7e5", "g2g4")  # Black mates in one
 
@@ -52,5 +60,47 @@ def test_a_variant_is_prepared_before_its_first_search() -> None:
     pool = SearchPool(1, table_megabytes=1)
     try:
         assert pool.prepare(load_variant("shako")).result(timeout=120) is True
+    finally:
+        pool.close()
+
+
+class RecordingPool(SearchPool):
+    """A pool that records the variants it is asked to prepare (and prepares nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__(1, table_megabytes=1)
+        self.prepared: list[str] = []
+
+    def prepare(self, variant: Variant) -> Future[object]:
+        self.prepared.append(variant.id)
+        done: Future[object] = Future()
+        done.set_result(True)
+        return done
+
+
+async def test_new_games_and_a_restart_have_the_variants_prepared(
+    service: GameService, effects: EffectRunner
+) -> None:
+    """A game against the engine begins: its variant's tables are asked for at once. The
+    bot restarts with the engine to move in a Shako game: the tables are built before the
+    engine's moves are owed again (resume returns only then)."""
+    pool = RecordingPool()
+    try:
+        opponent = OpponentService(service, pool, EngineConfig(pause=0, nodes=500))
+        install(EffectRegistry(service.storage), opponent)
+        view = await opponent.challenge(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            challenger=ANN,
+            engine=FAIRY,
+            variant="shako",
+            level_number=1,
+            color="black",
+        )
+        assert pool.prepared == ["shako"]
+        assert view.game.engine_id == FAIRY.id
+        pool.prepared.clear()
+        assert await opponent.resume() == 1  # the engine opens as White
+        assert pool.prepared == ["shako"]
     finally:
         pool.close()
