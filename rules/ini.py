@@ -2140,14 +2140,6 @@ def _extinction(
             del rules["extinction"]
             return
     if pseudo:
-        if any(p.entry.get("royal") for p in by_slot.values()):
-            _refuse(
-                config,
-                "extinctionPseudoRoyal",
-                source,
-                "pseudo-royal pieces beside a royal piece: Fairy Post's pseudo-royal pieces "
-                "are those of a game without royal pieces",
-            )
         extinction["pseudo-royal"] = True
 
 

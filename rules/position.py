@@ -1772,15 +1772,18 @@ class Position:
 
     def _pseudo_royals(self, color: int) -> list[int]:
         """The squares of `color`'s pseudo-royal pieces: of each listed type (of all its
-        pieces together for `["all"]`) when at most `count` + 1 are left."""
+        pieces together for `["all"]`) when at most `count` + 1 are left; and its royal
+        piece, where it has one (Maharajah: the side with a King beside the other's
+        pseudo-royal pieces)."""
         rule = self.variant.extinction
         assert rule is not None
         t = self.t
         pieces = self.pieces
+        king = self.kings[color]
         if not rule.pieces:
             squares = [sq for code in t.side_codes[color] for sq in pieces[code]]
-            return squares if len(squares) <= rule.count + 1 else []
-        out: list[int] = []
+            return squares if len(squares) <= rule.count + 1 else [king] if king >= 0 else []
+        out: list[int] = [king] if king >= 0 else []
         for pid in rule.pieces:
             found = pieces[t.code(pid, color)]
             if len(found) <= rule.count + 1:

@@ -1800,8 +1800,6 @@ def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> 
     pseudo = raw.get("pseudo-royal", False)
     if not isinstance(pseudo, bool):
         raise VariantError(source, f"{key}.pseudo-royal", "must be true or false")
-    if pseudo and any(p.royal for p in by_id.values()):
-        raise VariantError(source, f"{key}.pseudo-royal", "needs a variant without royal pieces")
     opponent = raw.get("opponent-count", 0)
     if not isinstance(opponent, int) or isinstance(opponent, bool) or not 0 <= opponent <= 64:
         raise VariantError(

@@ -126,8 +126,6 @@ REFUSALS = [
     ("[t:chess]\nstartFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1\n",
      "check counts without checkCounting"),
     ("[t:chess]\ncheckCounting = true\n", "n-check needs the same number of checks"),
-    ("[t:chess]\nextinctionValue = loss\nextinctionPieceTypes = q\nextinctionPseudoRoyal = true\n",
-     "pseudo-royal pieces beside a royal piece"),
     ("[a:chess]\nblastOnCapture = true\n[b:a]\n", "[a] blastOnCapture: exploding captures beside"),
     ("[t:chess]\npromotionRegionWhite = a8 b8\n", "a promotion region that is not whole ranks"),
 ]  # fmt: skip
