@@ -786,7 +786,6 @@ REFUSED: dict[str, str] = {
     "sittuyinPromotion": "Sittuyin's promotion (a Pawn turning into a General in place)",
     "petrifyBlastPieces": "exploding captures (Atomic)",
     "castlingDroppedPiece": "castling with a dropped King or Rook",
-    "oppositeCastling": "castling only to the wing the opponent did not use",
     "mustDrop": "compulsory drops",
     "sittuyinRookDrop": "Sittuyin's setup drops",
     "dropOppositeColoredBishop": "Placement's Bishop drops",
@@ -904,6 +903,7 @@ MAPPED = frozenset(
         "checkCounting",
         "checkmateValue",
         "dropChecks",
+        "oppositeCastling",
         "extinctionValue",
         "flagMove",
         "stalematePieceCount",
@@ -1440,6 +1440,8 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         lines += ["", "[castling]"]
         if len(castling_sides) == 1:
             lines.append(f"sides = {_toml(castling_sides)}")
+        if _bool(config, "oppositeCastling", source):
+            lines.append("opposite = true")
         lines += ["moves = ["]
         lines += [f"    {_toml(m)}," for m in castling]
         lines.append("]")
@@ -2462,6 +2464,7 @@ VARIANT_WRITTEN |= {
     "must_capture",
     "no_checks",
     "no_drop_checks",
+    "castling_opposite",
     "check_count",
     "checkmate",
     "extinction",
@@ -2738,6 +2741,8 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         keys["checking"] = "false"
     if variant.no_drop_checks:
         keys["dropChecks"] = "false"
+    if variant.castling_opposite:
+        keys["oppositeCastling"] = "true"
     if variant.check_count:
         keys["checkCounting"] = "true"
     if variant.extinction is not None:

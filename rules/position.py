@@ -1628,6 +1628,13 @@ class Position:
                     if extra is None:
                         extra = self._snapshot()
                     h = self._gate_from_hand(c, rf if c & GATE_ROOK else o, changes, h)
+                if t.variant.castling_opposite:
+                    # The other side loses its castling to this wing: its Rook there counts
+                    # as moved (the hash follows from the virgin flags below).
+                    their = t.castle_rooks[side ^ 1][(c >> CASTLE_SHIFT) & MC.CASTLE_MASK][0]
+                    if their >= 0 and virgin[their]:
+                        changes.append((their, board[their], 1))
+                        virgin[their] = 0
             elif kind == DROP:
                 reset = True  # a drop cannot be taken back, like a Pawn's step (as in FSF)
                 extra = self._snapshot()

@@ -407,6 +407,10 @@ class Variant:
     reserve_in_hand: bool = False
     """S-Chess: reserve pieces wait in hand and enter by the player's choice (`in-hand`),
     not placed behind chosen pieces before move 1 (Florea's `placed`)."""
+    castling_opposite: bool = False
+    """`[castling] opposite = true`: a side may not castle to the wing the other side has
+    castled to (Fairy-Stockfish's oppositeCastling): castling takes the other side's
+    castling with the Rook of that wing."""
     castling_sides: tuple[int, ...] = (0, 1)
     """The sides that castle (`[castling] sides = ["white"]`): Fairy-Stockfish's startFen
     may give castling rights to one side only (Weak!, whose Black has no Rooks)."""
@@ -1462,6 +1466,10 @@ def _build(
     castling, fast = _build_castling(data, source, square, setup, by_id)
     castling_drops = _castling_drops(data.get("castling"), source, by_id)
     castling_sides = _castling_sides(data.get("castling"), source)
+    raw_castling = data.get("castling")
+    opposite = raw_castling.get("opposite", False) if isinstance(raw_castling, dict) else False
+    if not isinstance(opposite, bool):
+        raise VariantError(source, "castling.opposite", "must be true or false")
 
     reserve_data = data.get("reserve", {})
     if reserve_data is False:
@@ -1577,6 +1585,7 @@ def _build(
         fast_castling=fast,
         castling_drops=castling_drops,
         castling_sides=castling_sides,
+        castling_opposite=opposite,
         ep_capturers=ep_sets[0],
         ep_victims=ep_sets[1],
         move_rule=move_rule,
@@ -2537,7 +2546,7 @@ def _build_castling(
     occupant = dict(setup)
     style = raw.get("style", "standard")
     if style == "standard":
-        known = {"style", "moves", "dropped", "rook-piece", "sides"}
+        known = {"style", "moves", "dropped", "rook-piece", "sides", "opposite"}
         if set(raw) - known:
             raise VariantError(source, f"castling.{sorted(set(raw) - known)[0]}", "unknown key")
         moves = raw.get("moves")

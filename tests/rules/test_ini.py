@@ -253,3 +253,16 @@ def test_command_line_exports() -> None:
         assert main(["export-ini", "capablanca"]) == 0
     assert "[capablanca-fairypost]" in out.getvalue()
     assert "startFen = rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR" in out.getvalue()
+
+
+def test_opposite_castling_takes_the_other_sides_wing() -> None:
+    """oppositeCastling: once White castles short, Black may castle long only."""
+    toml = ini.convert_section(
+        "[t:chess]\nstartFen = r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\noppositeCastling = true\n",
+        "t",
+    )
+    assert "opposite = true" in toml
+    game = Game(load_definition(toml))
+    game.play("e1g1")
+    black = uci_moves(game.position)
+    assert "e8c8" in black and "e8g8" not in black
