@@ -37,12 +37,13 @@ import signal
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import ClassVar, cast
 
 from rules.game import Game as RulesGame
 from rules.notation import format_code
@@ -130,6 +131,7 @@ class _Worker:
     table: TranspositionTable | None = None
     memories: GameMemories | None = None
     partner: FairyStockfish | None = None
+    games: ClassVar[OrderedDict[str, RulesGame]] = OrderedDict()
 
 
 def _start_worker(megabytes: int, parent: int, partner: str | None, folder: str) -> None:
@@ -163,6 +165,30 @@ def _game_memory(key: str) -> GameMemory:
     return _Worker.memories.get(key)
 
 
+def _replayed(job: SearchJob) -> RulesGame:
+    """The game of `job`, continued from the one this worker replayed for the game's last
+    search when its moves begin the same way (one or two new plies to play, not a whole
+    game: a 16x16 game of 150 plies takes a second to replay on a busy machine, out of the
+    search's budget); else replayed from the start. Kept for the `KEPT_GAMES` most recent
+    games, like their memories."""
+    if job.game is None:
+        return RulesGame.replay_variant(job.variant, job.moves)
+    kept = _Worker.games.pop(job.game, None)
+    game = None
+    if kept is not None and kept.variant == job.variant and kept.ply <= len(job.moves):
+        played = [m.coordinates for m in kept.history]
+        if played == list(job.moves[: len(played)]):
+            game = kept
+            for text in job.moves[len(played) :]:
+                game.play(text, check_marks=False)
+    if game is None:
+        game = RulesGame.replay_variant(job.variant, job.moves)
+    _Worker.games[job.game] = game
+    while len(_Worker.games) > KEPT_GAMES:
+        _Worker.games.popitem(last=False)
+    return game
+
+
 def _fresh_table() -> TranspositionTable:
     if _Worker.table is None:
         _Worker.table = TranspositionTable(_Worker.megabytes)
@@ -191,7 +217,7 @@ def _answer(choice: EngineMove, engine: str, fallback: str) -> SearchAnswer:
 def _search(job: SearchJob, stop_file: str) -> SearchAnswer | None:
     # The wall-clock deadline on this process's monotonic clock, before anything else.
     due = None if job.deadline is None else time.monotonic() + (job.deadline - time.time())
-    game = RulesGame.replay_variant(job.variant, job.moves)
+    game = _replayed(job)
     fallback = ""
     partner = _Worker.partner if job.partner else None
     if partner is not None:

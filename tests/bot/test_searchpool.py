@@ -11,7 +11,8 @@ from bot.service import GameService
 from bot.service.effects import EffectRegistry, EffectRunner
 from bot.service.models import UserRef
 from bot.service.opponent import EngineConfig, OpponentService, install
-from bot.service.searchpool import SearchJob, SearchPool
+from bot.service.searchpool import SearchJob, SearchPool, _replayed
+from rules.game import Game as RulesGame
 from rules.variant import Variant, load_variant
 from tests.bot.conftest import ANN, CHANNEL, GUILD
 
@@ -104,3 +105,25 @@ async def test_new_games_and_a_restart_have_the_variants_prepared(
         assert pool.prepared == ["shako"]
     finally:
         pool.close()
+
+
+def test_a_worker_continues_the_game_it_replayed_last() -> None:
+    """The game's next search plays only the new plies on the game kept from its last
+    one; a takeback or another game's moves replay from the start, and every answer is the
+    position a fresh replay gives."""
+    chess = load_variant("chess")
+    moves = ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4")
+
+    def job(played: tuple[str, ...], game: str = "7") -> SearchJob:
+        return SearchJob(chess, played, level=1, game=game)
+
+    first = _replayed(job(moves[:3]))
+    later = _replayed(job(moves))
+    assert later is first  # continued, not replayed
+    assert later.position_text == RulesGame.replay_variant(chess, moves).position_text
+    back = _replayed(job(("e2e4", "d7d5")))  # taken back and played otherwise
+    assert back is not first
+    assert back.position_text == RulesGame.replay_variant(chess, ("e2e4", "d7d5")).position_text
+    other = _replayed(job(moves, game="8"))
+    assert other is not back
+    assert _replayed(job(("e2e4", "d7d5", "e4d5"))) is back
