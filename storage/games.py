@@ -189,6 +189,15 @@ class Games:
             )
         return [_rows.game(row) for row in rows]
 
+    async def list_engine_games(self) -> list[Game]:
+        """Games in progress against the engine, the newest first (the engine's workers
+        build their variants' tables at start-up)."""
+        rows = await self._db.all(
+            f"{_shared.GAME_SELECT} WHERE status = 'active' AND engine_id IS NOT NULL "
+            "ORDER BY id DESC"
+        )
+        return [_rows.game(row) for row in rows]
+
     async def get_with_moves(self, game_id: int, *, verify: bool = True) -> tuple[Game, list[Move]]:
         """The game and its moves from one consistent read (for records and renders).
         With `verify`, the cached position is first checked like `get` does."""

@@ -54,6 +54,9 @@ DEFAULT_PAUSE = 2.0
 CLOCK_SHARE = 0.1
 """At most this share of the time left on its clock goes to one move."""
 MIN_MOVETIME = 0.2
+PREPARED_AT_START = 8
+"""Variants whose tables the engine's workers build at start-up, at most (a worker keeps the
+evaluation tables of 16)."""
 REPLIES_KEPT = 1000
 """Reply times remembered for logs and benchmarks."""
 
@@ -207,10 +210,13 @@ class OpponentService:
         """At start-up: every game where the engine is to move has its move owed (an effect
         already recorded is not recorded again). Returns how many games wait for it."""
         waiting = await self.storage.games.list_engine_to_move()
-        # Their variants' tables first (the engine's loop starts once this returns): each
-        # search's budget counts from its request, and a 16x16 board's take seconds to build.
+        # The tables of the variants it plays (those it is to move in first) are built
+        # before the engine's loop starts, which is when this returns: each search's budget
+        # counts from its request, and a 16x16 board's tables take seconds to build.
         prepared: set[Variant] = set()
-        for game in waiting:
+        for game in [*waiting, *await self.storage.games.list_engine_games()]:
+            if len(prepared) >= PREPARED_AT_START:
+                break
             try:
                 variant = await self.games.variants.for_game(game)
                 if variant not in prepared:

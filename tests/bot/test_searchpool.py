@@ -84,7 +84,8 @@ async def test_new_games_and_a_restart_have_the_variants_prepared(
 ) -> None:
     """A game against the engine begins: its variant's tables are asked for at once. The
     bot restarts with the engine to move in a Shako game: the tables are built before the
-    engine's moves are owed again (resume returns only then)."""
+    engine's moves are owed again (resume returns only then), and those of the games where
+    the player is to move as well."""
     pool = RecordingPool()
     try:
         opponent = OpponentService(service, pool, EngineConfig(pause=0, nodes=500))
@@ -103,6 +104,20 @@ async def test_new_games_and_a_restart_have_the_variants_prepared(
         pool.prepared.clear()
         assert await opponent.resume() == 1  # the engine opens as White
         assert pool.prepared == ["shako"]
+        # A game where the player is to move: its variant is built at start-up too, after
+        # those the engine is to move in.
+        await opponent.challenge(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            challenger=ANN,
+            engine=FAIRY,
+            variant="grand",
+            level_number=1,
+            color="white",
+        )
+        pool.prepared.clear()
+        assert await opponent.resume() == 1
+        assert pool.prepared == ["shako", "grand"]
     finally:
         pool.close()
 
