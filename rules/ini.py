@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
 
 from rules.betza import ATOMS, Component, Kind, parse_betza
 from rules.errors import BetzaError, RulesError, VariantError
-from rules.variant import PieceType, Variant, load_variant, variant_ids
+from rules.variant import Counting, PieceType, Variant, load_variant, variant_ids
 
 MAX_INI_BYTES = 32 * 1024
 MAX_SECTIONS = 40
@@ -98,14 +98,45 @@ CUSTOM_SLOTS = tuple(f"customPiece{i}" for i in range(1, 26))
 SLOT_ORDER = (*(name for name, _ in PREDEFINED), *CUSTOM_SLOTS, "king")
 PREDEFINED_BETZA = dict(PREDEFINED)
 SPECIAL_PIECES = {
-    "janggiCannon": "the Janggi Cannon (it may not hop over or take another Cannon)",
-    "janggiElephant": "the Janggi Elephant",
-    "soldier": "the Xiangqi Soldier (its sideways step comes with soldierPromotionRank)",
     "banner": "Manchu's Banner",
     "clobber": "Clobber's stone",
     "breakthrough": "Breakthrough's stone",
 }
 """Predefined pieces whose behaviour Fairy-Stockfish builds in beyond their Betza text."""
+CHASING_ROLES = {
+    "chariot": "rook",
+    "horse": "horse",
+    "cannon": "cannon",
+    "elephant": "elephant",
+    "advisor": "fers",
+    "soldier": "soldier",
+}
+"""Fairy Post's roles of Xiangqi's chasing rule -> the piece types Fairy-Stockfish's
+chasingRule = axf gives them."""
+JANGGI_TYPES = {
+    "chariot": "rook",
+    "cannon": "janggiCannon",
+    "horse": "horse",
+    "elephant": "janggiElephant",
+    "advisor": "wazir",
+    "soldier": "soldier",
+}
+"""The pieces of Fairy Post's janggi that its material points value -> the piece types
+Fairy-Stockfish's materialCounting = janggi counts (the points are that game's)."""
+DIAGONAL_MOVES = {"wazir": "F", "soldier": "fF", "rook": "B", "janggiCannon": "pB"}
+"""What Fairy-Stockfish's piece types add on its diagonalLines squares (Janggi's palace
+lines); a King moving as its Wazir adds the Wazir's."""
+WAZIR_KING_GAME = "janggi"
+"""Fairy-Stockfish's game whose King moves as its Wazir: the only way a section's King gets
+the palace lines' diagonal steps is to inherit from it."""
+COUNTING_TYPES = {"pawn": "pawn", "rook": "rook", "khon": "silver", "knight": "knight"}
+"""The pieces of Fairy Post's makruk, cambodian and asean whose numbers their counting
+rules test -> the piece types Fairy-Stockfish's countingRule counts (its KHON is the
+silver): the rules' limits are those games' `[rules.counting]`, one place for them."""
+PROMOTED_LETTERS = {"bers": "d", "dragonHorse": "h"}
+"""The letters Fairy-Stockfish's Shogi games give their promoted Rook and Bishop types, which
+a section inheriting from them may name (`promotedPieceType = b:h`)."""
+ASCII_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 CATALOGUE_IDS = {
     "pawn": "pawn",
     "knight": "knight",
@@ -474,6 +505,9 @@ class Config:
     options: dict[str, str] = field(default_factory=dict)
     sets: dict[str, frozenset[str]] = field(default_factory=dict)
     origin: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    king_type: str = "king"
+    """The predefined piece the King moves as: `wazir` in Fairy-Stockfish's janggi (and so
+    along its palace lines too), `custom` for a King given a Betza text."""
 
     def copy(self) -> Config:
         return Config(
@@ -481,6 +515,7 @@ class Config:
             dict(self.options),
             dict(self.sets),
             dict(self.origin),
+            self.king_type,
         )
 
     def slot_of(self, letter: str) -> str | None:
@@ -618,6 +653,9 @@ def apply_section(base: Config, section: Section, source: str) -> Config:
                     line=line,
                 )
             betza = value[2:] if custom and len(value) > 1 else ""
+            if slot == "king":
+                # `king = k` gives the King a King's moves again, `king = k:W` its own
+                config.king_type = "custom" if betza else "king"
             config.pieces[slot] = Slot(value[0].lower(), betza)
             config.origin[slot] = (section.name, line)
             if "e" in betza:
@@ -793,16 +831,12 @@ REFUSED: dict[str, str] = {
     "seirawanGating": "S-Chess gating from the hand",
     "wallOrMove": "walls placed on the board (Duck chess, Atlantis)",
     "cambodianMoves": "Cambodian's special first moves",
-    "pass": "passing",
     "passWhite": "passing",
     "passBlack": "passing",
     "passOnStalemate": "passing when stalemated",
     "passOnStalemateWhite": "passing when stalemated",
     "passOnStalemateBlack": "passing when stalemated",
-    "makpongRule": "Makpong's King, which may not step out of check",
-    "moveRepetitionIllegal": "the ban on moving one piece back and forth",
     "shatarMateRule": "Shatar's mating rules",
-    "bikjangRule": "Janggi's bikjang",
     "extinctionClaim": "extinction (losing when a kind of piece is gone)",
     "dupleCheck": "pseudo-royal pieces (extinction)",
     "flagPieceBlockedWin": "a flag region filled by several pieces",
@@ -817,16 +851,12 @@ REFUSED: dict[str, str] = {
     "connectNxN": "connecting pieces in a square (a connection game)",
     "collinearN": "pieces on one line (a connection game)",
     "connectValue": "connecting pieces in a row (a connection game)",
-    "materialCounting": "adjudication by counting material",
-    "countingRule": "Makruk's counting rules (Fairy Post's [rules.counting] is not converted)",
-    "chasingRule": "Xiangqi's chasing rule (Fairy Post's [rules.chasing] is not converted)",
     "enclosingDrop": "drops that must enclose pieces (Reversi, Ataxx)",
     "flipEnclosedPieces": "flipping enclosed pieces (Reversi, Ataxx)",
     "wallingRule": "walls placed on the board (Duck chess, Amazons)",
     "castlingWins": "winning by castling",
     "tripleStepRegionWhite": "a Pawn's triple step",
     "tripleStepRegionBlack": "a Pawn's triple step",
-    "diagonalLines": "Janggi's palace diagonals",
     "enclosingDropStart": "drops that must enclose pieces (Reversi)",
     "wallingRegion": "walls placed on the board (Duck chess, Amazons)",
     "wallingRegionWhite": "walls placed on the board (Duck chess, Amazons)",
@@ -835,10 +865,6 @@ REFUSED: dict[str, str] = {
     "connectRegion2White": "connecting two edges (a connection game)",
     "connectRegion1Black": "connecting two edges (a connection game)",
     "connectRegion2Black": "connecting two edges (a connection game)",
-    "soldierPromotionRank": "the Xiangqi Soldier's sideways step",
-    "piecePromotionOnCapture": "promotion of pieces other than Pawns (Shogi style)",
-    "pieceDemotion": "promotion of pieces other than Pawns (Shogi style)",
-    "dropPromoted": "promotion of pieces other than Pawns (Shogi style)",
 }
 """Options Fairy Post does not convert, by the mechanism they switch on; refused only when
 a section gives them a value other than Fairy-Stockfish's default."""
@@ -854,6 +880,9 @@ MAPPED = frozenset(
     {
         "promotedPieceType",
         "mandatoryPiecePromotion",
+        "piecePromotionOnCapture",
+        "pieceDemotion",
+        "dropPromoted",
         "blastOnCapture",
         "extinctionPseudoRoyal",
         "maxRank",
@@ -891,6 +920,15 @@ MAPPED = frozenset(
         "promotionLimit",
         "immobilityIllegal",
         "flyingGeneral",
+        "soldierPromotionRank",
+        "chasingRule",
+        "countingRule",
+        "makpongRule",
+        "pass",
+        "materialCounting",
+        "bikjangRule",
+        "moveRepetitionIllegal",
+        "diagonalLines",
         "nMoveRule",
         "nFoldRule",
         "nFoldValue",
@@ -1069,23 +1107,23 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
     for i, row in enumerate(rows):
         rank = ranks - 1 - i
         f = 0
-        for token in re.findall(r"\d+|.", row):
+        for token in re.findall(r"\d+|\+?.", row):
             if token.isdigit():
                 f += int(token)
                 continue
             if token == "*":
                 _refuse(config, "startFen", source, "wall squares ('*'): every square is playable")
-            if token in "+~":
-                _refuse(
-                    config, "startFen", source, f"{token!r}: promoted pieces in the start position"
-                )
-            slot = config.slot_of(token) if token.isalpha() else None
+            if token == "~":
+                _refuse(config, "startFen", source, "'~': promoted Pawns in the start position")
+            letter = token.lstrip("+")
+            slot = config.slot_of(letter) if letter.isalpha() else None
             if slot is None:
                 _refuse(config, "startFen", source, f"{token!r} is not the letter of a piece")
             if f >= files:
                 _refuse(config, "startFen", source, f"rank {rank + 1} is wider than {files} files")
             assert slot is not None
-            board[(f, rank)] = (slot, 0 if token.isupper() else 1)
+            # `+l`: a promoted Lance, the piece promotedPieceType makes of it (Kyoto Shogi)
+            board[(f, rank)] = (token[:-1] + slot, 0 if letter.isupper() else 1)
             f += 1
         if f != files:
             _refuse(config, "startFen", source, f"rank {rank + 1} has {f} files, the board {files}")
@@ -1118,6 +1156,8 @@ def _toml(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return repr(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
@@ -1253,7 +1293,23 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     unused = sorted(k for k in config.options if k.startswith("mobilityRegion") and k not in known)
     display += unused
 
+    _soldier_steps(config, source, files, ranks, pieces, regions)
+    _diagonal_lines(config, source, files, ranks, pieces, regions)
     _piece_promotions(config, source, files, ranks, pieces, regions)
+    by_slot = {p.slot: p for p in pieces}
+    for slot, _ in start.board.values():
+        if slot not in by_slot:
+            _refuse(
+                config,
+                "startFen",
+                source,
+                f"a promoted {slot[1:]} in the start position, but promotedPieceType promotes "
+                "it into nothing",
+            )
+    if _bool(config, "dropPromoted", source):
+        if not any(p.slot.startswith("+") for p in pieces):
+            _refuse(config, "dropPromoted", source, "drops of promoted pieces, but none promote")
+        rules["drop-promoted"] = True
 
     # Drops
     drops = _bool(config, "pieceDrops", source)
@@ -1380,6 +1436,49 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
 
     if _bool(config, "flyingGeneral", source):
         rules["flying-general"] = True
+    counting = _word(config, "countingRule")
+    if counting != "none":
+        if counting not in ("makruk", "cambodian", "asean"):
+            _refuse(
+                config, "countingRule", source, f"{counting!r} is not makruk, cambodian or asean"
+            )
+        slots_ids = {p.slot: p.id for p in pieces if not p.slot.startswith("+")}
+        rules["counting"] = _counting_table(counting, slots_ids)
+    if _bool(config, "pass", source):
+        rules["pass"] = True
+    if _bool(config, "bikjangRule", source):
+        rules["bikjang"] = True
+    if _bool(config, "moveRepetitionIllegal", source):
+        rules["move-repetition"] = "loss"
+    material = _word(config, "materialCounting")
+    if material == "janggi":
+        points = load_variant(WAZIR_KING_GAME).points
+        assert points is not None
+        values = {
+            by_slot[JANGGI_TYPES[pid]].id: value
+            for pid, value in points.values
+            if JANGGI_TYPES[pid] in by_slot
+        }
+        rules["material-points"] = {"pieces": values, "black-bonus": points.black_bonus}
+    elif material != "none":
+        _refuse(
+            config,
+            "materialCounting",
+            source,
+            f"materialCounting = {material} (adjudication by counting material other than "
+            "Janggi's) is not something Fairy Post plays",
+        )
+    if _bool(config, "makpongRule", source):
+        if "king" not in by_slot:
+            _refuse(config, "makpongRule", source, "Makpong's rule without a King")
+        by_slot["king"].entry["in-check"] = "capture-checker"
+    chasing = _word(config, "chasingRule")
+    if chasing == "axf":
+        rules["chasing"] = {
+            role: by_slot[slot].id for role, slot in CHASING_ROLES.items() if slot in by_slot
+        }
+    elif chasing != "none":
+        _refuse(config, "chasingRule", source, f"{chasing!r} is not axf or none")
     if _bool(config, "shogiPawnDropMateIllegal", source):
         if "shogiPawn" not in by_slot:
             _refuse(config, "shogiPawnDropMateIllegal", source, "no shogiPawn in this section")
@@ -1628,7 +1727,7 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             _refuse(config, slot, source, f"{slot} is {SPECIAL_PIECES[slot]}, not converted")
         fsf_letter = config.pieces[slot].letter
         if slot == "king":
-            text = config.pieces[slot].betza or "K"
+            text = config.pieces[slot].betza or PREDEFINED_BETZA.get(config.king_type, "K")
         elif slot in CUSTOM_SLOTS:
             text = config.pieces[slot].betza
         else:
@@ -1667,7 +1766,9 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             piece_id = f"custom-{fsf_letter}"
         else:
             piece_id = CATALOGUE_IDS.get(slot, _kebab(slot))
-        if piece_id in used_ids:
+        if piece_id in used_ids or (not nmove[0] and piece_id in _catalogue_pawns()):
+            # (a catalogue piece with pawn moves, such as the Soldier, cannot be given a
+            # Betza movement instead: the piece gets an id of its own)
             piece_id = f"{_kebab(slot)}-{fsf_letter}"
         used_ids.add(piece_id)
         entry: dict[str, object] = {"letter": letter}
@@ -1691,6 +1792,10 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
                 entry["betza"] = ""
         if slot == "king":
             entry["royal"] = True
+        if slot == "janggiCannon":
+            # Fairy-Stockfish's Janggi Cannon never hops over nor takes another one
+            entry["cannot-capture"] = [piece_id]
+            entry["cannot-hop-over"] = [piece_id]
         if promo[0] and promo_rows:
             entry["promotion"] = _promotion(config, source, mandatory, promo_rows, start)
         elif promo[0]:  # far ranks that differ by side: the zone PAWN_ZONE
@@ -1722,6 +1827,13 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             # Compulsory with nothing to promote to: Fairy-Stockfish generates no move onto
             # the region, as Fairy Post does for `to = []`.
     return out
+
+
+def _catalogue_pawns() -> frozenset[str]:
+    """The catalogue's pieces that move with `pawn-moves` (other than the Pawn)."""
+    from rules.variant import catalogue
+
+    return frozenset(k for k, v in catalogue().items() if "pawn-moves" in v and k != "pawn")
 
 
 def _catalogue_ids() -> frozenset[str]:
@@ -1825,6 +1937,81 @@ def _promotion(
     return out
 
 
+def _soldier_steps(
+    config: Config,
+    source: str,
+    files: int,
+    ranks: int,
+    pieces: list[Piece],
+    regions: dict[str, object],
+) -> None:
+    """Fairy-Stockfish's soldier (fsW) keeps to its file until it reaches the relative rank
+    soldierPromotionRank (Xiangqi's river): its sideways step is a region move there."""
+    row = _rank(config, "soldierPromotionRank", source)
+    soldier = next((p for p in pieces if p.slot == "soldier"), None)
+    if soldier is None or row == 0:
+        return
+    forward = betza_for(frozenset(m for m in soldier.moves if m[3][0] == 0))
+    sideways = betza_for(frozenset(m for m in soldier.moves if m[3][0] != 0))
+    assert forward is not None and sideways is not None
+    name = f"{soldier.id}-across"
+    regions[name] = {
+        "white": " ".join(f"*{r + 1}" for r in range(row, ranks)),
+        "black": " ".join(f"*{ranks - r}" for r in range(row, ranks)),
+    }
+    soldier.entry["betza"] = forward
+    soldier.entry["region-moves"] = [{"region": name, "betza": sideways}]
+
+
+def _counting_table(style: str, ids: Mapping[str, str]) -> dict[str, object]:
+    """Fairy-Stockfish's countingRule `style` as `[rules.counting]` for a game whose piece
+    types (slots) have the piece ids `ids`: Fairy Post's own game of that name gives the
+    limits, its pieces read as the types Fairy-Stockfish counts; a line for a type the game
+    lacks never applies and is left out."""
+    counting = load_variant(style).counting
+    assert counting is not None
+    table: dict[str, object] = {"style": style}
+    table["pawns"] = [
+        ids[COUNTING_TYPES[p]] for p in sorted(counting.pawns) if COUNTING_TYPES[p] in ids
+    ]
+    if counting.board:
+        table["board"] = counting.board
+    table["pieces"] = [
+        {"piece": ids[COUNTING_TYPES[line.piece]], "count": line.count, "moves": line.moves}
+        for line in counting.pieces
+        if COUNTING_TYPES[line.piece] in ids
+    ]
+    table["otherwise"] = counting.otherwise
+    return table
+
+
+def _diagonal_lines(
+    config: Config,
+    source: str,
+    files: int,
+    ranks: int,
+    pieces: list[Piece],
+    regions: dict[str, object],
+) -> None:
+    """Fairy-Stockfish's diagonalLines (Janggi's palace lines): on those squares its Wazir
+    (and a King moving as one) also steps diagonally, its Soldier diagonally forward, its
+    Rook slides and its Janggi Cannon hops diagonally, staying on the lines: region moves."""
+    lines = _region(config, "diagonalLines", source, files, ranks)
+    if not lines:
+        return
+    regions["palace-lines"] = {"white": _squares_text(lines), "black": _squares_text(lines)}
+    for p in pieces:
+        kind = config.king_type if p.slot == "king" else p.slot
+        betza = DIAGONAL_MOVES.get(kind)
+        if betza is None:
+            continue
+        moves = betza_for(fsf_moves(betza)[0])
+        assert moves is not None
+        extra = [{"region": "palace-lines", "betza": moves}]
+        existing = p.entry.get("region-moves")
+        p.entry["region-moves"] = (existing if isinstance(existing, list) else []) + extra
+
+
 def _piece_promotions(
     config: Config,
     source: str,
@@ -1847,6 +2034,8 @@ def _piece_promotions(
     assert white is not None and black is not None
     regions["promotion-zone"] = {"white": _squares_text(white), "black": _squares_text(black)}
     mandatory = _bool(config, "mandatoryPiecePromotion", source)
+    on_capture = _bool(config, "piecePromotionOnCapture", source)
+    demotion = _bool(config, "pieceDemotion", source)
     extinct = {piece_set(config, "extinctionPieceTypes", c) for c in (0, 1)}
     for token in value.split():
         a, _, b = token.partition(":")
@@ -1863,7 +2052,9 @@ def _piece_promotions(
                 f"{token}: a Pawn's Shogi-style promotion (Fairy Post's Pawns promote as in "
                 "chess; use shogiPawn)",
             )
-        if any(slot_b in members or "*" in members for members in extinct):
+        if any(slot_b in members for members in extinct):
+            # Fairy-Stockfish counts a promoted piece as its new type; `*` (all pieces
+            # together) counts it either way.
             _refuse(
                 config,
                 "promotedPieceType",
@@ -1883,6 +2074,8 @@ def _piece_promotions(
         promo: dict[str, object] = {"to": [new_id], "zone": "promotion-zone"}
         if mandatory:
             promo["mandatory"] = True
+        if on_capture:
+            promo["on-capture"] = True
         origin.entry["promotion"] = promo
         letter = "+" + (origin.letter or origin.slot[0]).upper()
         entry: dict[str, object] = {
@@ -1890,6 +2083,10 @@ def _piece_promotions(
             "betza": written,
             "demotes-to": origin.id,
         }
+        if demotion:
+            # Fairy-Stockfish's pieceDemotion: the promoted piece turns back over by the
+            # same rule (Kyoto Shogi).
+            entry["promotion"] = {**promo, "to": [origin.id]}
         pieces.append(Piece(f"+{slot_a}", new_id, letter, target.moves, False, entry))
 
 
@@ -2316,7 +2513,12 @@ def builtin_parent(name: str, source: str) -> Config:
                     f"{exc.reason}",
                 ) from None
             section = read_sections(text, source)[0]
-            return apply_section(default_config(), section, source)
+            base = default_config()
+            if section.parent == WAZIR_KING_GAME:
+                # the export inherits its King from there: a `k` that moves as a Wazir
+                base.pieces["king"] = Slot("k", "")
+                base.king_type = "wazir"
+            return apply_section(base, section, source)
     raise IniRefusal(
         source,
         f"[{name}]",
@@ -2469,6 +2671,8 @@ VARIANT_WRITTEN |= {
     "checkmate",
     "extinction",
 }
+VARIANT_WRITTEN |= {"drop_promoted", "chasing", "counting", "passing", "bikjang", "points"}
+VARIANT_WRITTEN |= {"move_repetition"}
 PIECE_WRITTEN = frozenset(
     [
         "id",
@@ -2483,6 +2687,10 @@ PIECE_WRITTEN = frozenset(
         "drop_one_per_file",
         "drop_mate",
         "glyph",
+        "region_moves",
+        "capture_checker_only",
+        "cannot_capture",
+        "cannot_hop_over",
     ]
 )
 FIELD_NAMES = {
@@ -2581,7 +2789,11 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         refuse("pieces", "a game without exactly one royal piece")
     pawn_rows: set[int] = set()
     initial_pieces = []
+    promoted_forms = [p for p in variant.pieces if p.demotes_to is not None]
+    diagonal: list[PieceType] = []  # pieces with region moves on Janggi's palace lines
     for p in variant.pieces:
+        if p.demotes_to is not None:
+            continue  # a promoted form: the type it moves as is chosen below
         for fname in _unwritten(p, PIECE_WRITTEN):
             what = FIELD_NAMES.get(fname, fname.replace("_", " "))
             refuse(f"pieces.{p.id}", f"{what}: Fairy-Stockfish's variants.ini cannot say it")
@@ -2613,22 +2825,37 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         if any(m[1] for m in moves):
             initial_pieces.append(p)
         plain = frozenset(m for m in moves if not m[1])
-        slot = None
-        if p.royal:
+        slot: str | None = None
+        betza: str | None = ""
+        rank = _soldier_rank(variant, p) if p.region_moves and not p.royal else None
+        if rank is not None and "soldier" in used:
+            rank = None
+        if p.region_moves and rank is None:
+            diagonal.append(p)  # checked against Fairy-Stockfish's diagonalLines below
+        if p.cannot_capture or p.cannot_hop_over:
+            if (
+                p.cannot_capture != (p.id,)
+                or p.cannot_hop_over != (p.id,)
+                or _normal(moves) != _normal(fsf_moves("pR")[0])
+                or "janggiCannon" in used
+            ):
+                refuse(
+                    f"pieces.{p.id}",
+                    "pieces that may not take or hop over others, other than the Janggi Cannon",
+                )
+            slot, betza = "janggiCannon", ""
+        elif rank is not None:
+            slot, betza = "soldier", ""
+            keys["soldierPromotionRank"] = str(rank)
+        elif p.royal:
             slot = "king"
             betza = "" if _normal(plain) == _normal(fsf_moves("K")[0]) else fsf_betza_for(moves)
         elif "pawn" not in used and _normal(plain) == _normal(fsf_moves("fmWfcF")[0]):
             slot, betza = "pawn", ""
+        elif "janggiElephant" not in used and _normal(moves) == _normal(fsf_moves("nZ")[0]):
+            slot, betza = "janggiElephant", ""
         if slot is None:
-            for cand, text in PREDEFINED:
-                if cand in used or cand in SPECIAL_PIECES or cand == "pawn" or not text:
-                    continue
-                if _normal(fsf_moves(text)[0]) == _normal(moves):
-                    slot, betza = cand, ""
-                    break
-        if slot is None:
-            slot = next(customs, None)
-            betza = fsf_betza_for(moves)
+            slot, betza = _free_slot(moves, used, customs)
             if slot is None:
                 refuse("pieces", "more than 25 custom pieces")
         if betza is None:
@@ -2640,6 +2867,8 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         if slot == "pawn":
             pawn_rows |= {geo.row(sq, 0) for sq, pid in variant.setup if pid == p.id}
     letter_of = {pid: table[pid] for pid in slots}
+    parent = _export_diagonal_lines(variant, diagonal, slots, keys, refuse)
+    _export_promoted_forms(variant, promoted_forms, slots, letter_of, keys, used, customs, refuse)
     pawn_types = sorted(
         letter_of[p.id] for p in variant.pieces if any(c.pawnlike for c in p.components)
     )
@@ -2650,7 +2879,7 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     ):
         keys["nMoveRuleTypes"] = "".join(pawn_types) or "-"
     # Promotion
-    promoting = [p for p in variant.pieces if p.promotion is not None]
+    promoting = [p for p in variant.pieces if p.promotion is not None and p.promotion.zone is None]
     promo_keys = {
         (p.promotion.to, p.promotion.compulsory_rows, p.promotion.optional_rows,
          p.promotion.limited_by_start_count)
@@ -2676,8 +2905,11 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
                 refuse("promotion", "promotion optional on some rows and compulsory on others")
             keys["immobilityIllegal"] = "true"
         rows = sorted(promo.compulsory_rows | promo.optional_rows)
-        keys["promotionRegionWhite"] = " ".join(f"*{r}" for r in rows) or "-"
-        keys["promotionRegionBlack"] = " ".join(f"*{ranks + 1 - r}" for r in rows) or "-"
+        white_rows = " ".join(f"*{r}" for r in rows) or "-"
+        black_rows = " ".join(f"*{ranks + 1 - r}" for r in rows) or "-"
+        if "promotionRegionWhite" in keys:
+            refuse("promotion", "Pawns promoting on rows beside pieces promoting in a zone")
+        keys["promotionRegionWhite"], keys["promotionRegionBlack"] = white_rows, black_rows
         keys["mandatoryPawnPromotion"] = "false" if promo.optional_rows else "true"
         keys["promotionPieceTypes"] = "".join(letter_of[t] for t in promo.to) or "-"
         if promo.limit_count:
@@ -2688,6 +2920,7 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
             counts = {t: sum(1 for _, pid in variant.setup if pid == t) for t in promo.to}
             keys["promotionLimit"] = " ".join(f"{letter_of[t]}:{n}" for t, n in counts.items())
     else:
+        keys.setdefault("promotionPawnTypes", "-")
         keys["promotionPieceTypes"] = "-"
     # Double steps and en passant: Fairy-Stockfish's come from a region
     starts: set[int] = set()
@@ -2758,6 +2991,49 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
             keys["extinctionOpponentPieceCount"] = str(ext.opponent_count)
     if variant.perpetual_check == "loss":
         keys["perpetualCheckIllegal"] = "true"
+    if variant.counting is not None:
+        style = variant.counting.style
+        ids = {slot: pid for pid, slot in slots.items()}
+        if _counting_table(style, ids) != _counting_table_of(variant.counting):
+            refuse(
+                "rules.counting",
+                f"counting limits other than Fairy-Stockfish's {style} rule for its piece types",
+            )
+        keys["countingRule"] = style
+    for p in variant.pieces:
+        if p.capture_checker_only:
+            if not p.royal or slots.get(p.id) != "king":
+                refuse(f"pieces.{p.id}.in-check", "Makpong's rule for a piece other than the King")
+            keys["makpongRule"] = "true"
+    if variant.passing:
+        keys["pass"] = "true"
+    if variant.bikjang:
+        keys["bikjangRule"] = "true"
+    if variant.move_repetition == "loss":
+        keys["moveRepetitionIllegal"] = "true"
+    if variant.points is not None:
+        janggi = load_variant(WAZIR_KING_GAME).points
+        assert janggi is not None
+        ours = {slots[pid]: value for pid, value in variant.points.values if value}
+        theirs = {JANGGI_TYPES[pid]: value for pid, value in janggi.values}
+        if variant.points.black_bonus != janggi.black_bonus or any(
+            ours.get(slot, 0) != theirs.get(slot, 0) for slot in slots.values()
+        ):
+            refuse("rules.material-points", "material points other than Janggi's")
+        keys["materialCounting"] = "janggi"
+    if variant.chasing:
+        roles_given = {(role, slots[pid]) for role, pid in variant.chasing}
+        roles_wanted = {
+            (role, slot) for role, slot in CHASING_ROLES.items() if slot in slots.values()
+        }
+        if roles_given != roles_wanted:
+            refuse(
+                "rules.chasing",
+                "chasing roles other than Fairy-Stockfish's: the Rook, Horse, Cannon, Elephant, "
+                "Fers and Soldier it writes are the Chariot, Horse, Cannon, Elephant, Advisor "
+                "and Soldier",
+            )
+        keys["chasingRule"] = "axf"
     if variant.flying_general:
         keys["flyingGeneral"] = "true"
     if variant.immobility_illegal:
@@ -2765,8 +3041,14 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     if variant.captures_to_hand:
         keys["pieceDrops"] = "true"
         keys["capturesToHand"] = "true"
-        if not variant.demote_to_hand:
+        if not variant.demote_to_hand and not promoted_forms:
             keys["dropLoop"] = "true"
+        elif not variant.demote_to_hand and promoting:
+            refuse(
+                "rules.demote-to-hand",
+                "promoted Pawns kept in hand as promoted beside promoted forms that return "
+                "as what they were: Fairy-Stockfish's dropLoop is one rule for both",
+            )
         _export_drops(variant, letter_of, slots, keys, refuse)
     else:
         for p in variant.pieces:
@@ -2787,18 +3069,257 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
             region = variant.region(p.region)
             cap = slots[p.id][0].upper() + slots[p.id][1:]
             for color, side in ((0, "White"), (1, "Black")):
-                keys[f"mobilityRegion{side}{cap}"] = (
-                    " ".join(geo.name(sq) for sq in sorted(region.of(color))) or "-"
-                )
+                keys[f"mobilityRegion{side}{cap}"] = _bitboard_text(variant, region.of(color))
     lines = [f"# {variant.name}, written by Fairy Post (python -m rules export-ini {variant.id})"]
     if variant.insufficient_material:
         lines.append(
             "# Fairy Post also draws at once on insufficient material; Fairy-Stockfish has no "
             "such rule (the moves are the same)."
         )
-    lines.append(f"[{title}]")
+    lines.append(f"[{title}:{parent}]" if parent else f"[{title}]")
     lines += [f"{k} = {v}" for k, v in keys.items()]
     return "\n".join(lines) + "\n"
+
+
+def _export_promoted_forms(
+    variant: Variant,
+    promoted: list[PieceType],
+    slots: dict[str, str],
+    letter_of: dict[str, str],
+    keys: dict[str, str],
+    used: set[str],
+    customs: Iterator[str],
+    refuse: Callable[[str, str], NoReturn],
+) -> None:
+    """Shogi's promotion as Fairy-Stockfish's promotedPieceType: each piece that promotes in
+    a zone turns into its promoted form, which moves as some type of the section (a piece
+    of the game that moves the same, else a type of its own that no piece starts as) and,
+    captured, goes to the hand as what it was. One zone, mandatory or not, for all."""
+    every = [p for p in variant.pieces if p.promotion is not None and p.promotion.zone]
+    if not every and not promoted:
+        return
+    zoned = [p for p in every if p.demotes_to is None]
+    back = [p for p in every if p.demotes_to is not None]
+    pairs: list[str] = []
+    zones = set()
+    flags = set()
+    for p in every:
+        promo = p.promotion
+        assert promo is not None and promo.zone is not None
+        if p.demotes_to is not None:
+            own_form = promo.to == (p.demotes_to,)  # turning back over (Kyoto Shogi)
+        else:
+            own_form = len(promo.to) == 1 and variant.piece(promo.to[0]).demotes_to == p.id
+        if not own_form:
+            refuse(
+                f"pieces.{p.id}.promotion",
+                "a promotion in a zone into anything but the piece's own promoted form",
+            )
+        if promo.in_place or promo.limit_count or promo.limited_by_start_count:
+            refuse(f"pieces.{p.id}.promotion", "a Shogi-style promotion with Sittuyin's rules")
+        zones.add(promo.zone)
+        flags.add((promo.mandatory, promo.on_capture))
+    if len(zones) > 1 or len(flags) > 1:
+        refuse("promotion", "pieces that promote in different zones or by different rules")
+    sources = {p.demotes_to for p in promoted}
+    if sources != {p.id for p in zoned}:
+        refuse("pieces", "promoted forms of pieces that do not promote in a zone")
+    if back and len(back) != len(promoted):
+        refuse(
+            "pieces",
+            "some promoted forms turning back over and others not: Fairy-Stockfish's "
+            "pieceDemotion is one rule for all",
+        )
+    if back:
+        keys["pieceDemotion"] = "true"
+    if variant.drop_promoted:
+        if not back:
+            refuse("rules.drop-promoted", "drops of promoted pieces that do not turn back over")
+        keys["dropPromoted"] = "true"
+    taken = {v for v in letter_of.values() if len(v) == 1}
+    own_types: dict[frozenset[Move], str] = {}
+    for p in zoned:
+        form = variant.piece(p.promotion.to[0])  # type: ignore[union-attr]
+        for fname in _unwritten(form, PIECE_WRITTEN | {"demotes_to", "promotion"}):
+            what = FIELD_NAMES.get(fname, fname.replace("_", " "))
+            refuse(f"pieces.{form.id}", f"{what}: Fairy-Stockfish's variants.ini cannot say it")
+        moves = our_moves(form.components)
+        if moves is None or any(m[1] for m in moves) or any(c.pawnlike for c in form.components):
+            refuse(f"pieces.{form.id}", "a promoted form Fairy-Stockfish's Betza cannot say")
+        assert moves is not None
+        same = [
+            pid
+            for pid in slots
+            if variant.piece(pid).demotes_to is None
+            and not variant.piece(pid).royal
+            and _normal(our_moves(variant.piece(pid).components) or frozenset()) == _normal(moves)
+        ]
+        if same:
+            letter = letter_of[same[0]]
+        elif _normal(moves) in own_types:
+            letter = own_types[_normal(moves)]
+        else:
+            slot, betza = _free_slot(moves, used, customs)
+            if slot is None or betza is None:
+                refuse(f"pieces.{form.id}", "a promoted form Fairy-Stockfish cannot say")
+            assert slot is not None
+            choices = PROMOTED_LETTERS.get(slot, "") + form.name.lower() + ASCII_LETTERS
+            letter = next(c for c in choices if c.isalpha() and c not in taken)
+            used.add(slot)
+            slots[form.id] = slot
+            keys[slot] = letter + (f":{betza}" if betza else "")
+            taken.add(letter)
+            own_types[_normal(moves)] = letter
+        letter_of[form.id] = "+" + letter_of[p.id]
+        pairs.append(f"{letter_of[p.id]}:{letter}")
+    region = variant.region(next(iter(zones)))
+    keys["promotionRegionWhite"] = _bitboard_text(variant, region.of(0))
+    keys["promotionRegionBlack"] = _bitboard_text(variant, region.of(1))
+    keys["promotionPawnTypes"] = "-"
+    keys["promotedPieceType"] = " ".join(pairs)
+    mandatory, on_capture = next(iter(flags))
+    if mandatory:
+        keys["mandatoryPiecePromotion"] = "true"
+    if on_capture:
+        keys["piecePromotionOnCapture"] = "true"
+
+
+def _bitboard_text(variant: Variant, squares: Iterable[int]) -> str:
+    """Squares as a Fairy-Stockfish Bitboard option: `*N` for each whole rank, names for the
+    rest, `-` for none."""
+    geo = variant.geometry
+    chosen = set(squares)
+    out = []
+    for rank in range(geo.ranks):
+        row = {geo.index(f, rank) for f in range(geo.files)}
+        if row <= chosen:
+            out.append(f"*{rank + 1}")
+            chosen -= row
+    out += [geo.name(sq) for sq in sorted(chosen)]
+    return " ".join(out) or "-"
+
+
+def _free_slot(
+    moves: frozenset[Move], used: set[str], customs: Iterator[str]
+) -> tuple[str | None, str | None]:
+    """The section's slot for a piece with `moves`: the first unused predefined piece that
+    moves the same, else the next custom slot (None when none is left) with its Betza (None
+    when Fairy-Stockfish's Betza cannot say it)."""
+    for cand, text in PREDEFINED:
+        if cand in used or cand in SPECIAL_PIECES or cand == "pawn" or not text:
+            continue
+        if _normal(fsf_moves(text)[0]) == _normal(moves):
+            return cand, ""
+    return next(customs, None), fsf_betza_for(moves)
+
+
+def _soldier_rank(variant: Variant, p: PieceType) -> int | None:
+    """The soldierPromotionRank that makes Fairy-Stockfish's soldier move as `p`: a forward
+    step everywhere and a sideways step on the ranks from that one on (each side's own
+    count); None when `p` moves otherwise."""
+    if _normal(our_moves(p.components) or frozenset()) != _normal(fsf_moves("fW")[0]):
+        return None
+    if len(p.region_moves) != 1:
+        return None
+    extra = p.region_moves[0]
+    if _normal(our_moves(extra.components) or frozenset()) != _normal(fsf_moves("sW")[0]):
+        return None
+    geo = variant.geometry
+    region = variant.region(extra.region)
+    rows = {geo.row(sq, 0) for sq in region.of(0)}
+    if not rows:
+        return None
+    rank = min(rows)
+    for color in (0, 1):
+        whole = {sq for sq in range(geo.size) if geo.row(sq, color) >= rank}
+        if region.of(color) != whole:
+            return None
+    return rank if rank > 1 else None
+
+
+def _counting_table_of(counting: Counting) -> dict[str, object]:
+    """A variant's counting rule in the form `_counting_table` writes."""
+    table: dict[str, object] = {"style": counting.style, "pawns": sorted(counting.pawns)}
+    if counting.board:
+        table["board"] = counting.board
+    table["pieces"] = [
+        {"piece": line.piece, "count": line.count, "moves": line.moves} for line in counting.pieces
+    ]
+    table["otherwise"] = counting.otherwise
+    return table
+
+
+def _export_diagonal_lines(
+    variant: Variant,
+    diagonal: list[PieceType],
+    slots: dict[str, str],
+    keys: dict[str, str],
+    refuse: Callable[[str, str], NoReturn],
+) -> str:
+    """Region moves on one region that are the moves Fairy-Stockfish's piece types add on
+    its diagonalLines (Janggi's palace lines), for every piece of those types: the
+    diagonalLines option. A royal piece moving as a Wazir there needs the King of
+    Fairy-Stockfish's janggi: the section then inherits from it (the parent's name is
+    returned, "" for none) and resets every option and piece that game sets."""
+    if not diagonal:
+        return ""
+    names = {rm.region for p in diagonal for rm in p.region_moves}
+    region = variant.region(next(iter(names)))
+    if len(names) > 1 or region.of(0) != region.of(1):
+        refuse("regions", "region moves on more than one region, or on lines not the same for both")
+    parent = ""
+    for p in variant.pieces:
+        if p.demotes_to is not None:
+            continue
+        slot = slots[p.id]
+        kind = slot
+        if slot == "king" and _normal(our_moves(p.components) or frozenset()) == _normal(
+            fsf_moves("W")[0]
+        ):
+            kind = "wazir"
+        wanted = DIAGONAL_MOVES.get(kind)
+        got = [] if p not in diagonal else list(p.region_moves)
+        if not got and (wanted is None or slot == "king"):
+            continue  # (a King given a Betza text has no moves on the lines)
+        if (
+            wanted is None
+            or len(got) != 1
+            or _normal(our_moves(got[0].components) or frozenset()) != _normal(fsf_moves(wanted)[0])
+        ):
+            refuse(
+                f"pieces.{p.id}.region-moves",
+                "region moves other than those Fairy-Stockfish's pieces have on Janggi's "
+                "palace lines (diagonalLines), or a piece of such a type without them",
+            )
+        if slot == "king":
+            parent = WAZIR_KING_GAME
+            if keys["king"].split(":")[0] != "k":
+                refuse(
+                    f"pieces.{p.id}",
+                    "a royal piece on Janggi's palace lines with a letter other than k: "
+                    "only Fairy-Stockfish's janggi King moves so, and naming it again makes "
+                    "it a King that moves as a King",
+                )
+            del keys["king"]  # the parent's King, which moves as its Wazir
+    keys["diagonalLines"] = _bitboard_text(variant, region.of(0))
+    if parent:
+        # what the parent sets that the section does not write otherwise
+        for slot in ("rook", "horse", "soldier", "wazir", "janggiCannon", "janggiElephant"):
+            keys.setdefault(slot, "-")
+        for option in ("pass", "bikjangRule", "flyingGeneral", "perpetualCheckIllegal"):
+            keys.setdefault(option, "false")
+        keys.setdefault("materialCounting", "none")
+        keys.setdefault("chasingRule", "none")
+        keys.setdefault("soldierPromotionRank", "1")
+        every = range(variant.geometry.size)
+        for p in variant.pieces:
+            slot = slots.get(p.id, "")
+            if p.region is None and slot in ("king", "wazir", "fers", "elephant"):
+                # the parent confines these types to the palace or a half
+                cap = slot[0].upper() + slot[1:]
+                for side in ("White", "Black"):
+                    keys[f"mobilityRegion{side}{cap}"] = _bitboard_text(variant, every)
+    return parent
 
 
 def _immobile_rows_are(variant: Variant, promoting: list[PieceType], rows: frozenset[int]) -> bool:
@@ -2899,8 +3420,8 @@ def _export_drops(
     geo = variant.geometry
     if variant.drop_region is not None:
         region = variant.region(variant.drop_region)
-        keys["dropRegionWhite"] = " ".join(geo.name(sq) for sq in sorted(region.of(0))) or "-"
-        keys["dropRegionBlack"] = " ".join(geo.name(sq) for sq in sorted(region.of(1))) or "-"
+        keys["dropRegionWhite"] = _bitboard_text(variant, region.of(0))
+        keys["dropRegionBlack"] = _bitboard_text(variant, region.of(1))
     promo_rows: set[int] = set()
     for p in variant.pieces:
         if p.promotion is not None:
@@ -2911,6 +3432,8 @@ def _export_drops(
     if nodouble:
         keys["dropNoDoubled"] = letter_of[nodouble[0].id]
     for p in variant.pieces:
+        if p.demotes_to is not None:
+            continue  # a promoted form is never in hand
         rows = set(p.no_drop_rows)
         if slots[p.id] == "pawn":
             first = 1 not in rows
