@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -129,6 +130,9 @@ lines); a King moving as its Wazir adds the Wazir's."""
 WAZIR_KING_GAME = "janggi"
 """Fairy-Stockfish's game whose King moves as its Wazir: the only way a section's King gets
 the palace lines' diagonal steps is to inherit from it."""
+SHATAR_TYPES = ({"knight"}, {"knight", "rook", "bers"})
+"""Fairy-Stockfish's shatarMateRule: a mate by its Knights alone is lost by the mating side,
+and a mate is drawn unless a Knight, Rook or Bers gave check in the series of checks."""
 COUNTING_TYPES = {"pawn": "pawn", "rook": "rook", "khon": "silver", "knight": "knight"}
 """The pieces of Fairy Post's makruk, cambodian and asean whose numbers their counting
 rules test -> the piece types Fairy-Stockfish's countingRule counts (its KHON is the
@@ -836,7 +840,6 @@ REFUSED: dict[str, str] = {
     "passOnStalemate": "passing when stalemated",
     "passOnStalemateWhite": "passing when stalemated",
     "passOnStalemateBlack": "passing when stalemated",
-    "shatarMateRule": "Shatar's mating rules",
     "extinctionClaim": "extinction (losing when a kind of piece is gone)",
     "dupleCheck": "pseudo-royal pieces (extinction)",
     "flagPieceBlockedWin": "a flag region filled by several pieces",
@@ -925,6 +928,7 @@ MAPPED = frozenset(
         "countingRule",
         "makpongRule",
         "pass",
+        "shatarMateRule",
         "materialCounting",
         "bikjangRule",
         "moveRepetitionIllegal",
@@ -1468,6 +1472,12 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
             f"materialCounting = {material} (adjudication by counting material other than "
             "Janggi's) is not something Fairy Post plays",
         )
+    if _bool(config, "shatarMateRule", source):
+        forbidden, series = SHATAR_TYPES
+        rules["mate"] = {
+            "forbidden-by": [p.id for p in pieces if p.slot in forbidden],
+            "series-needs": [p.id for p in pieces if p.slot in series],
+        }
     if _bool(config, "makpongRule", source):
         if "king" not in by_slot:
             _refuse(config, "makpongRule", source, "Makpong's rule without a King")
@@ -1818,11 +1828,16 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
     if "king" not in config.pieces:
         pass  # a game without a King: Fairy Post's loader says what it needs
     ids = {p.slot: p.id for p in out}
+    shogi_style = {  # Pawns that promotedPieceType promotes (its `p:c`)
+        config.slot_of(token[0])
+        for token in config.options.get("promotedPieceType", "").split()
+        if len(token) == 3 and token[1] == ":"
+    }
     for p in out:
         promotion = p.entry.get("promotion")
         if isinstance(promotion, dict):
             promotion["to"] = [ids[s] for s in promotion["to"] if s in ids]
-            if not promotion["to"] and not mandatory:
+            if not promotion["to"] and not mandatory and p.slot not in shogi_style:
                 del p.entry["promotion"]  # it moves there and stays what it is
             # Compulsory with nothing to promote to: Fairy-Stockfish generates no move onto
             # the region, as Fairy Post does for `to = []`.
@@ -1915,7 +1930,9 @@ def _promotion(
             slot = config.slot_of(letter) if len(letter) == 1 else None
             if slot is None or not count.isdigit():
                 _refuse(config, "promotionLimit", source, f"{token!r} is not letter:count")
-            wanted[slot] = int(count)
+            if slot in order:  # (limits on the types promotedPieceType makes: below)
+                wanted[slot] = int(count)
+    if limit and wanted:
         at_start = {
             s: sum(1 for slot, color in start.board.values() if slot == s and color == 0)
             for s in order
@@ -2012,6 +2029,45 @@ def _diagonal_lines(
         p.entry["region-moves"] = (existing if isinstance(existing, list) else []) + extra
 
 
+def _piece_limit(config: Config, source: str, slot: str, promoted: str) -> int:
+    """promotionLimit for a type that promotedPieceType makes (0: none). Fairy-Stockfish
+    counts every piece of the type, Fairy Post the promoted forms of one piece: they agree
+    when that piece is the only way to the type (none at the start, none a Pawn's choice,
+    one piece promoting into it, promoted pieces going back to the hand as they were)."""
+    counts = {}
+    for token in config.options.get("promotionLimit", "").split():
+        letter, _, count = token.partition(":")
+        if len(letter) == 1 and count.isdigit() and config.slot_of(letter) == slot:
+            counts[slot] = int(count)
+    if slot not in counts:
+        return 0
+    letter = config.pieces[slot].letter
+    sources = [t for t in promoted.split() if t.partition(":")[2] == letter]
+    start = _start_slots(config)
+    if (
+        len(sources) != 1
+        or slot in start
+        or any(slot in piece_set(config, "promotionPieceTypes", c) for c in (0, 1))
+        or _bool(config, "dropLoop", source)
+        or not 1 <= counts[slot] <= 64
+    ):
+        _refuse(
+            config,
+            "promotionLimit",
+            source,
+            f"a limit on {slot} other than on the promoted forms of one piece: Fairy-Stockfish "
+            "counts every piece of the type",
+        )
+    return counts[slot]
+
+
+def _start_slots(config: Config) -> set[str]:
+    """The slots of the pieces in startFen (on the board or in hand), any colour."""
+    fen = config.options.get("startFen", "").split()
+    letters = {ch.lower() for ch in (fen[0] if fen else "") if ch.isalpha()}
+    return {slot for slot, s in config.pieces.items() if s.letter in letters}
+
+
 def _piece_promotions(
     config: Config,
     source: str,
@@ -2029,6 +2085,10 @@ def _piece_promotions(
     by_slot = {p.slot: p for p in pieces}
     white = _region(config, "promotionRegionWhite", source, files, ranks)
     black = _region(config, "promotionRegionBlack", source, files, ranks)
+    if white is None:  # Fairy-Stockfish's template: rank 8 and rank 1
+        white = frozenset((f, 7) for f in range(files) if ranks > 7)
+    if black is None:
+        black = frozenset((f, 0) for f in range(files))
     if not white or not black:
         _refuse(config, "promotedPieceType", source, "promotion without a promotion region")
     assert white is not None and black is not None
@@ -2044,13 +2104,21 @@ def _piece_promotions(
         if slot_a is None or slot_b is None or slot_a not in by_slot or slot_b not in by_slot:
             _refuse(config, "promotedPieceType", source, f"{token!r} is not two pieces' letters")
         assert slot_a is not None and slot_b is not None
-        if slot_a == "pawn" or "promotion" in by_slot[slot_a].entry:
+        pawn_rows = by_slot[slot_a].entry.get("promotion")
+        if isinstance(pawn_rows, dict) and pawn_rows.get("to"):
             _refuse(
                 config,
                 "promotedPieceType",
                 source,
-                f"{token}: a Pawn's Shogi-style promotion (Fairy Post's Pawns promote as in "
-                "chess; use shogiPawn)",
+                f"{token}: a Pawn that promotes both as in chess (promotionPieceTypes) and "
+                "Shogi-style",
+            )
+        if slot_a == "pawn" and not isinstance(pawn_rows, dict):
+            _refuse(
+                config,
+                "promotedPieceType",
+                source,
+                f"{token}: a Shogi-style promotion of a Pawn that is no promotionPawnType",
             )
         if any(slot_b in members for members in extinct):
             # Fairy-Stockfish counts a promoted piece as its new type; `*` (all pieces
@@ -2069,6 +2137,7 @@ def _piece_promotions(
         written = betza_for(target.moves)
         if written is None:
             _refuse(config, "promotedPieceType", source, f"{token}: no Fairy Post Betza for {b}")
+        limit = _piece_limit(config, source, slot_b, value)
         origin = by_slot[slot_a]
         new_id = f"promoted-{origin.id}"
         promo: dict[str, object] = {"to": [new_id], "zone": "promotion-zone"}
@@ -2076,6 +2145,20 @@ def _piece_promotions(
             promo["mandatory"] = True
         if on_capture:
             promo["on-capture"] = True
+        if isinstance(pawn_rows, dict):
+            # A Pawn (promotionPawnTypes) promotes on its promotion rows as in chess, into
+            # the promoted form (checked with pyffish 0.0.90: e6e7+ only, whatever
+            # mandatoryPiecePromotion says, as mandatoryPawnPromotion rules it).
+            promo = {**pawn_rows, "to": [new_id]}
+            if demotion or on_capture:
+                _refuse(
+                    config,
+                    "promotedPieceType",
+                    source,
+                    f"{token}: a promoted Pawn that turns back over or promotes on captures",
+                )
+        if limit:
+            promo["limit"] = limit
         origin.entry["promotion"] = promo
         letter = "+" + (origin.letter or origin.slot[0]).upper()
         entry: dict[str, object] = {
@@ -2261,6 +2344,18 @@ def _extinction(
     value = _word(config, "extinctionValue")
     types = {piece_set(config, "extinctionPieceTypes", c) for c in (0, 1)}
     if value == "none":
+        return
+    royals = [p for p in by_slot.values() if p.entry.get("royal")]
+    if (
+        value == "draw"
+        and types == {frozenset({"*"})}
+        and _int(config, "extinctionPieceCount", source) == 1
+        and len(royals) == 1
+        and not _bool(config, "extinctionPseudoRoyal", source)
+        and all(c == 1 for c in Counter(v for v in start.board.values() if v[0] == "king").values())
+    ):
+        # a side down to one piece, its King, draws (Shatar's bare King)
+        rules["bare-king"] = "draw"
         return
     if value not in ("loss", "win"):
         _refuse(config, "extinctionValue", source, f"extinctionValue = {value}: not win or loss")
@@ -2672,7 +2767,7 @@ VARIANT_WRITTEN |= {
     "extinction",
 }
 VARIANT_WRITTEN |= {"drop_promoted", "chasing", "counting", "passing", "bikjang", "points"}
-VARIANT_WRITTEN |= {"move_repetition"}
+VARIANT_WRITTEN |= {"move_repetition", "mate", "bare_king_draw"}
 PIECE_WRITTEN = frozenset(
     [
         "id",
@@ -3005,6 +3100,24 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
             if not p.royal or slots.get(p.id) != "king":
                 refuse(f"pieces.{p.id}.in-check", "Makpong's rule for a piece other than the King")
             keys["makpongRule"] = "true"
+    if variant.mate is not None:
+        forbidden, series = SHATAR_TYPES
+        used_slots = set(slots.values())
+        if {slots[p] for p in variant.mate.forbidden_by} != forbidden & used_slots or {
+            slots[p] for p in variant.mate.series_needs
+        } != series & used_slots:
+            refuse(
+                "rules.mate",
+                "mating rules other than Fairy-Stockfish's shatarMateRule (its Knight alone may "
+                "not mate; a Knight, Rook or Bers must check in the series)",
+            )
+        keys["shatarMateRule"] = "true"
+    if variant.bare_king_draw:
+        if variant.extinction is not None or len(royal) != 1:
+            refuse("rules.bare-king", "a bare King's draw beside extinction or several royals")
+        keys["extinctionValue"] = "draw"
+        keys["extinctionPieceTypes"] = "*"
+        keys["extinctionPieceCount"] = "1"
     if variant.passing:
         keys["pass"] = "true"
     if variant.bikjang:

@@ -118,7 +118,7 @@ REFUSALS = [
     ("[t:chess]\npieceDrops = true\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qr] w - - 0 1\n",
      "pieces in hand at the start that differ between the sides"),
     ("[t:chess]\npromotionRegionWhite = *8\npromotionRegionBlack = *1\npromotedPieceType = p:q\n",
-     "a Pawn's Shogi-style promotion"),
+     "a Pawn that promotes both as in chess (promotionPieceTypes) and Shogi-style"),
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3 b - - 0 1\n", "Black moving first"),
     ("[t:chess]\nmaxRank = 1\nstartFen = KNR2rnk w\n", "Fairy Post's boards run from 3x3"),
     ("[t:chess]\ndoubleStepRegionWhite = *2 *3\n", "double-step region reaching"),
@@ -269,7 +269,9 @@ def test_opposite_castling_takes_the_other_sides_wing() -> None:
     assert "e8c8" in black and "e8g8" not in black
 
 
-@pytest.mark.parametrize("variant_id", ["makruk", "asean", "makpong", "xiangqi", "shogi", "janggi"])
+@pytest.mark.parametrize(
+    "variant_id", ["makruk", "asean", "makpong", "xiangqi", "shogi", "janggi", "shatar"]
+)
 def test_asian_rules_come_back_from_an_export(variant_id: str) -> None:
     """Counting, chasing, Makpong's King and Shogi's promoted forms are written as
     Fairy-Stockfish's options and read back as the same rules (pieces named by their
@@ -296,6 +298,13 @@ def test_asian_rules_come_back_from_an_export(variant_id: str) -> None:
             sorted((role, table[pid]) for role, pid in v.chasing),
             sorted(table[p.id] for p in v.pieces if p.capture_checker_only),
             sorted((table[p.id], table[p.demotes_to]) for p in v.pieces if p.demotes_to),
+            None
+            if v.mate is None
+            else (
+                sorted(table[p] for p in v.mate.forbidden_by),
+                sorted(table[p] for p in v.mate.series_needs),
+            ),
+            v.bare_king_draw,
         )
 
     assert rules_of(back) == rules_of(variant)
