@@ -609,6 +609,16 @@ extinctionValue = loss
 extinctionPieceTypes = k
 blastOnCapture = true
 """
+PLACEMENT_INI = """[placement]
+startFen = 8/pppppppp/8/8/8/8/PPPPPPPP/8[KQRRBBNNkqrrbbnn] w - - 0 1
+mustDrop = true
+pieceDrops = true
+capturesToHand = false
+whiteDropRegion = *1
+blackDropRegion = *8
+dropOppositeColoredBishop = true
+castlingDroppedPiece = true
+"""
 CHESS_INI = """[chess]
 pawn = p
 knight = n
@@ -827,10 +837,7 @@ REFUSED: dict[str, str] = {
     "twoBoards": "partner play on two boards (Bughouse)",
     "sittuyinPromotion": "Sittuyin's promotion (a Pawn turning into a General in place)",
     "petrifyBlastPieces": "exploding captures (Atomic)",
-    "castlingDroppedPiece": "castling with a dropped King or Rook",
-    "mustDrop": "compulsory drops",
     "sittuyinRookDrop": "Sittuyin's setup drops",
-    "dropOppositeColoredBishop": "Placement's Bishop drops",
     "gating": "gating as Fairy-Stockfish writes it in the castling field (S-Chess)",
     "seirawanGating": "S-Chess gating from the hand",
     "wallOrMove": "walls placed on the board (Duck chess, Atlantis)",
@@ -944,6 +951,9 @@ MAPPED = frozenset(
         "mustCapture",
         "checkCounting",
         "checkmateValue",
+        "mustDrop",
+        "castlingDroppedPiece",
+        "dropOppositeColoredBishop",
         "dropChecks",
         "oppositeCastling",
         "extinctionValue",
@@ -1403,6 +1413,10 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         rules["checkmate"] = "win"
     elif mate != "loss":
         _refuse(config, "checkmateValue", source, f"checkmateValue = {mate}: not a win or a loss")
+    if _bool(config, "dropOppositeColoredBishop", source) and "bishop" in by_slot:
+        by_slot["bishop"].entry["drop-other-colour"] = True
+    if _bool(config, "mustDrop", source):
+        rules["must-drop"] = True  # while a drop can be made, nothing else (in check too)
     if _bool(config, "mustCapture", source):
         rules["must-capture"] = True
     if (
@@ -1497,6 +1511,14 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     _en_passant(config, source, files, ranks, pieces, start, rules)
     castling_sides = ["white", "black"]
     castling = _castling(config, source, files, ranks, start, by_slot, castling_sides)
+    if castling and _bool(config, "castlingDroppedPiece", source):
+        _refuse(
+            config,
+            "castlingDroppedPiece",
+            source,
+            "castlingDroppedPiece (castling with a dropped King or Rook) beside castling "
+            "rights at the start is not something Fairy Post plays",
+        )
 
     description = f"Fairy-Stockfish variants.ini section [{label or name}], converted."
     lines = [
@@ -1576,7 +1598,7 @@ def _setup_lines(
     for r in rank_numbers:
         cells = [token(army[(f, r)]) if (f, r) in army else "." for f in range(files)]
         out.append(f"{r + 1} = {_toml(' '.join(cells))}")
-    return out
+    return out or ['1 = ""']  # an empty board (Screen: every piece starts in hand)
 
 
 FSF_BUILTINS = frozenset(
@@ -2270,6 +2292,14 @@ def _double_step_initial(
             kinds.append("initial")
         elif starts[color]:
             kinds.append("none")
+    if slot in start.hand:
+        _refuse(
+            config,
+            key,
+            source,
+            f"{slot} in hand at the start, dropped anywhere in the double-step region: Fairy "
+            "Post's double step is a piece's first move",
+        )
     if len(set(kinds)) > 1:
         _refuse(config, key, source, "double steps for one side only")
     if not kinds or kinds[0] == "none":
@@ -2590,6 +2620,11 @@ def builtin_parent(name: str, source: str) -> Config:
         raise IniRefusal(source, f"[{name}]", f"no section or Fairy-Stockfish game named {name!r}")
     if name == "chess":
         return apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)
+    if name == "placement":
+        # As Fairy-Stockfish defines it; Fairy Post's own placement keeps its pieces in a
+        # reserve, which the export cannot say.
+        base = apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)
+        return apply_section(base, read_sections(PLACEMENT_INI, source)[0], source)
     if name in ("atomic", "nocheckatomic"):
         # As Fairy-Stockfish defines them: a Commoner King whose loss loses, and blasts.
         base = apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)

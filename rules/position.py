@@ -1123,10 +1123,18 @@ class Position:
             return pseudo
         side = self.side
         king = self.kings[side]
-        if king < 0:
-            return pseudo
-        enemy = side ^ 1
         t = self.t
+        if king < 0:
+            # No royal piece on the board yet (Screen: the King waits in hand): it may not
+            # be dropped where it would stand attacked.
+            return [
+                c
+                for c in pseudo
+                if (c >> KIND_SHIFT) & KIND_MASK != DROP
+                or not t.royal[(c & 0xFF) << 1 | side]
+                or not self.attacked((c >> 8) & 0xFF, side ^ 1)
+            ]
+        enemy = side ^ 1
         in_check = self.attacked(king, enemy)
         out = []
         facing = False  # a move must not leave the royal pieces facing (flying general)
