@@ -122,14 +122,12 @@ def test_never_past_the_deadline(
     returns a legal move from a complete depth 1 and reads the clock past the deadline by
     at most the few nodes between two looks at it."""
     game = random_game(variant, plies, seed)
-    legal = game.position.legal_codes() if game.outcome() is None else []
+    if game.outcome() is not None:
+        return  # nobody searches a finished game (the game's ending may need its history)
     step = 1.0 / budget_nodes  # the budget is one second
     searcher, clock = clocked(game.position, step, offset=spent)
     result = searcher.search(Limits(deadline=1.0))
-    if not legal:
-        assert result.move is None
-        return
-    assert result.move in legal
+    assert result.move in game.position.legal_codes()
     assert result.depth >= 1
     assert clock() <= max(1.0, spent) + 4 * step
     assert math.isfinite(result.elapsed)
