@@ -34,7 +34,16 @@ from bot.ui.embeds import (
     to_move_mention,
 )
 from bot.ui.fit import fit_content
-from bot.ui.format import NO_PINGS, count, deadline, mention, pings, plain, shown
+from bot.ui.format import (
+    NO_PINGS,
+    count,
+    deadline,
+    engine_credit,
+    mention,
+    pings,
+    plain,
+    shown,
+)
 from storage.models import Termination
 
 log = logging.getLogger("fairypost.announce")
@@ -188,6 +197,8 @@ def headline(event: GameEvent) -> str | None:
     who = shown(event.actor_name) if event.actor_name else "A player"
     if event.kind == consequences.MOVED or event.notation is not None:
         note = " *(conditional move)*" if event.conditional else ""
+        if event.engine is not None:
+            note = f" *({engine_credit(event.view.game.engine_level, event.engine)})*"
         return f"{who} played **{event.notation}**{note}"
     if event.kind == consequences.TAKEBACK:
         return f"{who} accepted the takeback."

@@ -44,6 +44,8 @@ MAX_REMINDERS = 4
 MAX_NAME = 100
 MAX_DETAIL = 200
 MAX_POSITION = 100_000
+MAX_ENGINE_NAME = 60
+"""A move's engine name (migration 0019's CHECK)."""
 
 
 # --- validation -------------------------------------------------------------------------
@@ -339,6 +341,7 @@ def move(row: Row) -> Move:
         position_hash=row["position_hash"],
         made_at=row["made_at"],
         conditional=bool(row["conditional"]),
+        engine=row["engine"],
     )
 
 
@@ -355,6 +358,7 @@ def archived_move(row: Row) -> ArchivedMove:
         takeback_id=row["takeback_id"],
         archived_at=row["archived_at"],
         conditional=bool(row["conditional"]),
+        engine=row["engine"],
     )
 
 

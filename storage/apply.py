@@ -155,6 +155,7 @@ def plan_json(plan: Plan, effect_rows: list[tuple[object, ...]]) -> str:
                     "position_hash": m.position_hash,
                     "made_at": m.made_at,
                     "conditional": int(m.conditional),
+                    "engine": m.engine,
                 }
                 for m in plan.moves
             ],
@@ -252,9 +253,9 @@ async def _apply_statements(tx: Tx, plan: Plan) -> None:
         a = plan.archive
         await tx.run(
             "INSERT INTO archived_moves (game_id, ply, color, notation, coordinate, "
-            "position_hash, made_at, conditional, takeback_id, archived_at) "
+            "position_hash, made_at, conditional, engine, takeback_id, archived_at) "
             "SELECT game_id, ply, color, notation, coordinate, position_hash, made_at, "
-            "conditional, ?, ? FROM moves WHERE game_id = ? AND ply > ? ORDER BY ply",
+            "conditional, engine, ?, ? FROM moves WHERE game_id = ? AND ply > ? ORDER BY ply",
             (a.takeback_id, a.at, game_id, a.keep),
         )
         await tx.run("DELETE FROM moves WHERE game_id = ? AND ply > ?", (game_id, a.keep))
@@ -268,7 +269,7 @@ async def _apply_statements(tx: Tx, plan: Plan) -> None:
     if plan.moves:
         await tx.many(
             "INSERT INTO moves (game_id, ply, color, notation, coordinate, position_hash, "
-            "made_at, conditional) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "made_at, conditional, engine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     m.game_id,
@@ -279,6 +280,7 @@ async def _apply_statements(tx: Tx, plan: Plan) -> None:
                     m.position_hash,
                     m.made_at,
                     int(m.conditional),
+                    m.engine,
                 )
                 for m in plan.moves
             ],

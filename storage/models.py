@@ -421,6 +421,9 @@ class NewMove:
     """Set when this move ended the game."""
     conditional: bool = False
     """A conditional answer, played for its player (`storage.conditional`)."""
+    engine: str | None = None
+    """The engine that chose the move, as players read it (`Fairy-Stockfish 11.1`); None for
+    a player's move. Stored in the move's own write, so no crash leaves a move without it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,6 +437,9 @@ class Move:
     made_at: int
     conditional: bool = False
     """Played for its player as a conditional answer (`storage.conditional`)."""
+    engine: str | None = None
+    """The engine that chose the move (`NewMove.engine`); None for a player's move and for
+    moves stored before migration 0019."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +457,7 @@ class ArchivedMove:
     takeback_id: int
     archived_at: int
     conditional: bool = False
+    engine: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -237,6 +237,8 @@ def check_move(move: NewMove) -> None:
     _rows.check_text("the position text", move.position_text, max_len=_rows.MAX_POSITION)
     if move.outcome is not None:
         check_outcome(move.outcome)
+    if move.engine is not None:
+        _rows.check_text("the engine's name", move.engine, max_len=_rows.MAX_ENGINE_NAME)
 
 
 def check_outcome(outcome: Outcome) -> None:
@@ -331,6 +333,7 @@ class Builder:
             _rows.hash_text(move.position_hash),
             now,
             move.conditional,
+            move.engine,
         )
         self.moves.append(recorded)
         next_turn = move.turn_after or mover.other

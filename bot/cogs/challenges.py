@@ -25,7 +25,7 @@ from bot.cogs.common import (
 from bot.service.errors import BadRequestError
 from bot.service.games import ALLOWED_DAYS
 from bot.ui.embeds import challenge_embed
-from bot.ui.format import NO_PINGS, mention, pings, shown
+from bot.ui.format import NO_PINGS, engine_credit, mention, pings, shown
 
 log = logging.getLogger("fairypost.challenges")
 
@@ -133,10 +133,10 @@ class Challenges(commands.Cog):
             )
             g = game.game
             engine = await self.bot.opponent.engine_for(g)
-            by = "" if engine is None else f", played by {engine}"
             await interaction.followup.send(
                 f"{interaction.user.mention} plays **{shown(game.variant.name)}** against "
-                f"Fairy Post (level {g.engine_level}{by}): the game goes on in its thread.",
+                f"Fairy Post ({engine_credit(g.engine_level, engine)}): the game goes on in "
+                "its thread.",
                 allowed_mentions=NO_PINGS,
             )
             answered(interaction)

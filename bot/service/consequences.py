@@ -162,6 +162,9 @@ class GameEvent:
     """For the first post of a tournament game: its tournament and round."""
     ping_to_move: bool = True
     """Whether the post may ping the player it asks to move (`notices.pings_in_thread`)."""
+    engine: str | None = None
+    """Who chose the move, for Fairy Post's own moves (`Fairy-Stockfish 11.1`, `Fairy Post's
+    engine`), as stored with it; None for a player's move and moves stored before 0019."""
 
 
 async def tournament_tag(storage: Storage, game: Game) -> TournamentTag | None:
@@ -199,17 +202,29 @@ async def game_event(service: GameService, run: EffectRun) -> GameEvent | None:
         changes = tuple(await service.storage.ratings.game_changes(game.id))
     name = await service.name_of(actor_id) if actor_id is not None else ""
     conditional = answered = False
+    engine: str | None = None
     if effect.kind in (MOVED, ENDED) and notation is not None and ply >= 1:
         moves = await service.storage.games.moves(game.id)
         conditional = len(moves) >= ply and moves[ply - 1].conditional
         answered = len(moves) > ply and moves[ply].conditional
+        engine = moves[ply - 1].engine if len(moves) >= ply else None
     tag = await tournament_tag(service.storage, game) if effect.kind == STARTED else None
     ping = True
     if game.is_active and effect.kind in (MOVED, TAKEBACK):
         # Decided as of the move, as its turn notice is (both fell due then).
         ping = await pings_to_move(service, game, due=effect.created_at)
     return GameEvent(
-        effect.kind, view, actor_id, name, notation, changes, conditional, answered, tag, ping
+        effect.kind,
+        view,
+        actor_id,
+        name,
+        notation,
+        changes,
+        conditional,
+        answered,
+        tag,
+        ping,
+        engine,
     )
 
 

@@ -458,22 +458,24 @@ class GameService:
         at_ply: int | None = None,
         at_revision: int | None = None,
         guild_id: int | None = None,
+        engine: str | None = None,
     ) -> MoveResult:
         """Validate and play the move `text` for `user`; refusals say why. `at_ply`: the
         ply the player chose the move at (the Move button's menus), refused if it passed;
         `at_revision` likewise the move list's revision (the engine's move: a takeback and
-        a new move bring the same ply back, but not the same position)."""
+        a new move bring the same ply back, but not the same position). `engine`: who chose
+        an engine's move (`Fairy-Stockfish 11.1`), stored with the move in its write."""
         game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user.id)
         if at_ply is not None and game.ply_count != at_ply:
             raise PositionChangedError(game.id)
         await self._check_turn(game, user.id)
         try:
-            return await self._play(game, user, text, at_ply, at_revision)
+            return await self._play(game, user, text, at_ply, at_revision, engine)
         except ConditionalTreeChangedError:
             # The waiting player's conditional moves changed since this process read them
             # (another process wrote them): read them again and decide once more.
             self.storage.writer.forget(game.id)
-            return await self._play(game, user, text, at_ply, at_revision, reread=True)
+            return await self._play(game, user, text, at_ply, at_revision, engine, reread=True)
 
     async def _play(
         self,
@@ -482,6 +484,7 @@ class GameService:
         text: str,
         at_ply: int | None,
         at_revision: int | None,
+        engine: str | None,
         *,
         reread: bool = False,
     ) -> MoveResult:
@@ -515,6 +518,7 @@ class GameService:
                 position_text=rules_game.position_text,
                 turn_after=Color.WHITE if rules_game.side_to_move == 0 else Color.BLACK,
                 outcome=storage_outcome(outcome) if outcome else None,
+                engine=engine,
             )
             # The waiting player's conditional answer, if the move matches one of their lines:
             # played on `rules_game` and stored in the move's own transaction.

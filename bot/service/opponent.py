@@ -299,6 +299,7 @@ class OpponentService:
                 game_id=game_id,
                 at_ply=ply,
                 at_revision=revision,
+                engine=answer.engine,
             )
         except (ServiceError, StorageError) as exc:
             # The game moved on (ended, taken back, lost on time) while the engine thought.

@@ -14,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService, ManualClock
+from bot.announce import headline
+from bot.service import GameService, ManualClock, consequences
 from bot.service.analysis import AnalysisService
-from bot.service.effects import EffectRegistry, EffectRunner
+from bot.service.consequences import GameEvent
+from bot.service.effects import EffectRegistry, EffectRun, EffectRunner
+from bot.service.engine import STORAGE_ENGINE
 from bot.service.models import UserRef
 from bot.service.opponent import EngineConfig, OpponentService, install, install_handler
 from bot.service.pictures import RendererPictures
@@ -115,6 +118,69 @@ async def test_a_crashing_partner_never_stalls_the_move(
             assert "exited" in found.fallback
     finally:
         pool.close()
+
+
+async def test_each_engine_move_post_names_who_chose_it(
+    service: GameService,
+    clock: ManualClock,
+    effects: EffectRunner,
+    db_target: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Level 8 in chess: the partner's move, its post says `played by Fairy-Stockfish 11.1`;
+    in Bigorra (beyond variants.ini) and below level 8, Fairy Post's engine is named. The
+    name is stored with the move in its write, so a bot restarted before the post was sent
+    (another process, the same database) posts the same words."""
+    monkeypatch.setenv("FAKE_UCI_NAME", "Fairy-Stockfish 11.1 LB 64 by Fabian Fichter")
+    monkeypatch.setenv("FAKE_UCI_MODE", "play")
+    monkeypatch.setenv("FAKE_UCI_MOVE", "g1f3")
+    agree(monkeypatch, "chess")
+    pool = SearchPool(1, table_megabytes=1, partner=install_fake(tmp_path))
+    opponent = OpponentService(service, pool, EngineConfig(pause=0, nodes=NODES, movetime=0.2))
+    install(EffectRegistry(service.storage), opponent)
+    try:
+        games = {}
+        for variant, number in (("chess", MAX_LEVEL), ("bigorra", MAX_LEVEL), ("chess", 3)):
+            view = await opponent.challenge(
+                guild_id=GUILD,
+                channel_id=CHANNEL,
+                challenger=ANN,
+                engine=FAIRY,
+                variant=variant,
+                level_number=number,
+                color="black",
+            )
+            assert await engine_moves(opponent, clock) == 1
+            games[(variant, number)] = view.game.id
+    finally:
+        pool.close()
+    moves = await service.storage.games.moves(games[("chess", MAX_LEVEL)])
+    assert [m.engine for m in moves] == ["Fairy-Stockfish 11.1"]
+
+    # The bot restarts before the posts go out: the new process reads the names from the moves.
+    async with await Storage.open(db_target, engine=STORAGE_ENGINE) as again:
+        later = GameService(again, clock=clock)
+        registry = EffectRegistry(again)
+        consequences.install(registry, later)
+        posted: list[GameEvent] = []
+
+        async def game_post(run: EffectRun) -> None:
+            event = await consequences.game_event(later, run)
+            if event is not None and event.kind == consequences.MOVED:
+                posted.append(event)
+
+        for kind in consequences.GAME_POSTS:
+            registry.register(kind, game_post)
+        await EffectRunner(registry, clock, owner="restarted").run_due()
+    heads = {e.view.game.id: headline(e) or "" for e in posted}
+    assert heads[games[("chess", MAX_LEVEL)]] == (
+        "Fairy Post played **Ng1-f3** *(level 8, played by Fairy-Stockfish 11.1)*"
+    )
+    assert heads[games[("bigorra", MAX_LEVEL)]].endswith(
+        "*(level 8, played by Fairy Post's engine)*"
+    )
+    assert heads[games[("chess", 3)]].endswith("*(level 3, played by Fairy Post's engine)*")
 
 
 # --- the real Fairy-Stockfish -----------------------------------------------------------------

@@ -5,6 +5,7 @@ illegal move is just a FAKE_UCI_MOVE the rules refuse), `hang` (never answers `g
 `stop`), `crash` (exits on `go`; `crash-once`: only while FAKE_UCI_MARK does not exist, which
 it creates), `noload` (never confirms a variant), `think` (answers `go` only when stopped).
 `go perft 1` lists FAKE_UCI_LEGAL (moves separated by spaces) as the legal moves.
+FAKE_UCI_NAME is its `id name` (default `Fake-UCI 2.5 test build`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def main() -> None:
         if not words:
             continue
         if words[0] == "uci":
-            say("id name Fake-UCI 2.5 test build")
+            say(f"id name {os.environ.get('FAKE_UCI_NAME', 'Fake-UCI 2.5 test build')}")
             say("uciok")
         elif words[:3] == ["setoption", "name", "UCI_Variant"]:
             variant, announce = words[4], mode != "noload"

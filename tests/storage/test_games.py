@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 
 import pytest
@@ -71,6 +72,35 @@ async def test_moves_are_stored_in_order_with_everything_a_record_needs(store: S
     assert game.turn is Color.BLACK
     assert game.position_text == fake_replay("chess", (), ["e2e4", "e7e5", "g1f3"])
     assert game.updated_at == T0 + 62
+
+
+async def test_the_engine_that_chose_a_move_is_stored_with_it(store: Storage) -> None:
+    """Written in the move's own write (no second step a crash could skip), kept by a
+    takeback's archive, and None for a player's move."""
+    game = await new_game(store, clock=Clock(DAY, 0))
+    by = ["Fairy-Stockfish 11.1", None, "Fairy Post's engine"]
+    history: list[str] = []
+    for coordinate, engine in zip(["e2e4", "e7e5", "g1f3"], by, strict=True):
+        move = dataclasses.replace(make_move(game, history, coordinate), engine=engine)
+        done = await store.games.append_move(game.id, game.to_move_id, game.ply_count, move, T0)
+        assert done.move.engine == engine
+        game = done.game
+        history.append(coordinate)
+    assert [m.engine for m in await store.games.moves(game.id)] == by
+    _, moves = await store.games.get_with_moves(game.id)
+    assert [m.engine for m in moves] == by
+    request = await store.takebacks.request(game.id, BLACK, 2, T0 + 100)
+    await store.takebacks.accept(request.id, WHITE, fake_replay("chess", (), history[:1]), T0 + 200)
+    assert [m.engine for m in await store.games.moves(game.id)] == by[:1]
+    assert [a.engine for a in await store.games.archived_moves(game.id)] == by[1:]
+    with pytest.raises(InvalidValueError, match="engine"):
+        await store.games.append_move(
+            game.id,
+            game.to_move_id,
+            1,
+            dataclasses.replace(make_move(game, history[:1], "e7e5"), engine="x" * 61),
+            T0 + 300,
+        )
 
 
 async def test_append_returns_the_move_and_the_new_game(store: Storage) -> None:

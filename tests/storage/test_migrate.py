@@ -156,7 +156,9 @@ async def test_upgrade_from_every_earlier_version(
             assert game.status is GameStatus.ACTIVE
             assert game.clock == Clock(86400, 0)
             assert (game.white_bank, game.black_bank, game.paused_remaining) == (0, 0, None)
-            assert [m.coordinate for m in await storage.games.moves(1)] == ["e2e4"]
+            moves = await storage.games.moves(1)
+            assert [m.coordinate for m in moves] == ["e2e4"]
+            assert moves[0].engine is None  # stored before 0019: nobody named, as before
             player = await storage.players.get(WHITE)
             assert player.reminder_offsets == (86400, 3600)
             assert player.turn_notices
