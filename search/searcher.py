@@ -559,17 +559,19 @@ class Searcher:
         return best
 
     def _staged(self, test: Callable[[int], bool], hmove: int, ply: int) -> Iterator[int]:
-        """A node's legal moves stage by stage, each stage generated only when the one
-        before has not cut the node off: the hash move (already tested), the captures that
-        do not lose material, the quiet moves, the losing captures."""
+        """A node's legal moves stage by stage: the hash move (already tested) before any
+        generation, then from one pass (a capture pass walks the same rays as a full one)
+        the captures that do not lose material, the quiet moves, the losing captures; each
+        tested for legality only when its turn comes."""
         pos = self.pos
         if hmove:
             yield hmove
-        good, bad = self._captures(pos.capture_codes(), hmove)
+        captures, quiets = pos.split_codes()
+        good, bad = self._captures(captures, hmove)
         for c in good:
             if test(c):
                 yield c
-        for c in self._quiets(pos.quiet_codes(), hmove, ply):
+        for c in self._quiets(quiets, hmove, ply):
             if test(c):
                 yield c
         for c in bad:

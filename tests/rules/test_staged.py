@@ -24,6 +24,8 @@ def check_stages(pos: Position, before: list[int]) -> bool:
     quiets = pos.quiet_codes()
     pseudo = set(pos.pseudo_codes())
     assert not set(captures) & set(quiets)
+    split = pos.split_codes()
+    assert (set(split[0]), set(split[1])) == (set(captures), set(quiets))
     if not pos.placing:
         assert pseudo <= set(captures) | set(quiets)
     assert all(pos._tactical(c) for c in captures)
