@@ -32,7 +32,15 @@ from typing import NoReturn
 
 from rules.betza import ATOMS, Component, Kind, parse_betza
 from rules.errors import BetzaError, RulesError, VariantError
-from rules.variant import Counting, PieceType, Variant, load_variant, variant_ids
+from rules.variant import (
+    ANY_PIECE,
+    Counting,
+    PieceType,
+    Variant,
+    Zone,
+    load_variant,
+    variant_ids,
+)
 
 MAX_INI_BYTES = 32 * 1024
 MAX_SECTIONS = 40
@@ -849,14 +857,11 @@ REFUSED: dict[str, str] = {
     "passOnStalemateBlack": "passing when stalemated",
     "extinctionClaim": "extinction (losing when a kind of piece is gone)",
     "dupleCheck": "pseudo-royal pieces (extinction)",
-    "flagPieceBlockedWin": "a flag region filled by several pieces",
-    "flagPieceSafe": "a flag region that must be reached safely",
     "connectHorizontal": "connecting pieces in a row (a connection game)",
     "connectVertical": "connecting pieces in a row (a connection game)",
     "connectDiagonal": "connecting pieces in a row (a connection game)",
     "adjudicateFullBoard": "material counting when the board is full (Reversi)",
     "dropOnTop": "drops on top of other pieces (Connect Four)",
-    "flagPieceCount": "a flag region to be filled by several pieces",
     "connectN": "connecting pieces in a row (a connection game)",
     "connectNxN": "connecting pieces in a square (a connection game)",
     "collinearN": "pieces on one line (a connection game)",
@@ -864,7 +869,6 @@ REFUSED: dict[str, str] = {
     "enclosingDrop": "drops that must enclose pieces (Reversi, Ataxx)",
     "flipEnclosedPieces": "flipping enclosed pieces (Reversi, Ataxx)",
     "wallingRule": "walls placed on the board (Duck chess, Amazons)",
-    "castlingWins": "winning by castling",
     "tripleStepRegionWhite": "a Pawn's triple step",
     "tripleStepRegionBlack": "a Pawn's triple step",
     "enclosingDropStart": "drops that must enclose pieces (Reversi)",
@@ -958,6 +962,10 @@ MAPPED = frozenset(
         "oppositeCastling",
         "extinctionValue",
         "flagMove",
+        "castlingWins",
+        "flagPieceCount",
+        "flagPieceBlockedWin",
+        "flagPieceSafe",
         "stalematePieceCount",
         "extinctionPieceCount",
         "extinctionOpponentPieceCount",
@@ -1375,13 +1383,8 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     # Game end
     rules["move-rule"] = max(0, _int(config, "nMoveRule", source))
     fold = _int(config, "nFoldRule", source)
-    if fold < 2:
-        _refuse(
-            config,
-            "nFoldRule",
-            source,
-            f"nFoldRule = {fold} (no repetition rule): Fairy Post always ends a game by repetition",
-        )
+    if fold == 1 or fold < 0:
+        _refuse(config, "nFoldRule", source, f"nFoldRule = {fold}: a position repeated once")
     rules["repetition"] = fold
     value = _word(config, "nFoldValue")
     absolute = _bool(config, "nFoldValueAbsolute", source)
@@ -1519,6 +1522,7 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
             "castlingDroppedPiece (castling with a dropped King or Rook) beside castling "
             "rights at the start is not something Fairy Post plays",
         )
+    _castling_wins(config, source, castling)
 
     description = f"Fairy-Stockfish variants.ini section [{label or name}], converted."
     lines = [
@@ -1743,11 +1747,17 @@ def _catalogue_moves(piece_id: str) -> frozenset[Move] | None:
 def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -> list[Piece]:
     out: list[Piece] = []
     used_ids: set[str] = set()
+    # A promotion pawn type that is neither on the board nor in hand at the start never
+    # appears (nothing promotes into it), so its promotion regions do not matter (Alapo).
+    present = {slot for slot, _color in start.board.values()} | set(start.hand)
     promoting = [
         s
         for s in config.pieces
-        if s in piece_set(config, "promotionPawnTypes", 0)
-        or s in piece_set(config, "promotionPawnTypes", 1)
+        if s in present
+        and (
+            s in piece_set(config, "promotionPawnTypes", 0)
+            or s in piece_set(config, "promotionPawnTypes", 1)
+        )
     ]
     promo_rows, mandatory = (
         _promotion_rows(config, source, files, ranks) if promoting else ([], True)
@@ -1830,7 +1840,7 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             entry["cannot-hop-over"] = [piece_id]
         if promo[0] and promo_rows:
             entry["promotion"] = _promotion(config, source, mandatory, promo_rows, start)
-        elif promo[0]:  # far ranks that differ by side: the zone PAWN_ZONE
+        elif promo[0] and slot in promoting:  # far ranks that differ by side: PAWN_ZONE
             if any(m[3][1] < 0 for m in moves):
                 _refuse(
                     config,
@@ -2332,34 +2342,51 @@ def _goal(
     black = both if black is None else black
     if not white and not black:
         return
-    if not white or not black:
-        _refuse(
-            config,
-            "flagRegionWhite" if not white else "flagRegionBlack",
-            source,
-            "a flag region for one side only",
-        )
-    pieces = {piece_set(config, "flagPiece", c) for c in (0, 1)}
-    members = next(iter(pieces))
-    if len(pieces) != 1 or len(members) != 1 or "*" in members:
-        _refuse(
-            config,
-            "flagPiece/0",
-            source,
-            "a flag region reached by any piece, or by different pieces for each side",
-        )
-    slot = next(iter(members))
-    if slot not in by_slot:
-        _refuse(config, "flagPiece/0", source, f"{slot} is not a piece of this section")
-    assert white is not None and black is not None
-    goal: dict[str, object] = {
-        "piece": by_slot[slot].id,
-        "squares": [_square_name(s) for s in sorted(white)],
-        "black-squares": [_square_name(s) for s in sorted(black)],
+    goal: list[str] = []
+    slots: list[str] = []
+    for color in (0, 1):
+        members = piece_set(config, "flagPiece", color)
+        if len(members) != 1:
+            _refuse(config, f"flagPiece/{color}", source, "several kinds of flag piece")
+        slot = next(iter(members))
+        if slot != "*" and slot not in by_slot:
+            _refuse(config, f"flagPiece/{color}", source, f"{slot} is not a piece of this section")
+        slots.append(slot)
+        goal.append(ANY_PIECE if slot == "*" else by_slot[slot].id)
+    zone: dict[str, object] = {
+        "piece": goal[0],
+        "squares": [_square_name(s) for s in sorted(white or ())],
+        "black-squares": [_square_name(s) for s in sorted(black or ())],
     }
+    if goal[1] != goal[0]:
+        zone["black-piece"] = goal[1]
+    count = _int(config, "flagPieceCount", source)
+    if count < 1:
+        _refuse(config, "flagPieceCount", source, f"flagPieceCount = {count}: not 1 or more")
+    if count > 1:
+        zone["count"] = count
+        if _bool(config, "flagPieceBlockedWin", source):
+            zone["full"] = True
+    safe = _bool(config, "flagPieceSafe", source)
+    if safe:
+        if count > 1:
+            _refuse(config, "flagPieceSafe", source, "several flag pieces to be kept safe")
+        zone["safe"] = True
     if _bool(config, "flagMove", source):
-        goal["reply" if slot == "king" else "hold"] = True
-    rules["goal-zone"] = goal
+        kings = [slot for slot in slots if slot == "king"]  # FSF's King gets a reply
+        if count > 1:
+            _refuse(config, "flagMove", source, "a flag move with several flag pieces")
+        if kings and (safe or len(kings) != 2):
+            _refuse(
+                config,
+                "flagMove",
+                source,
+                "a flag move for a King with another flag piece, or to be reached safely",
+            )
+        if ANY_PIECE in goal and any(p.entry.get("royal") for p in by_slot.values()):
+            _refuse(config, "flagMove", source, "a flag move for any piece beside a King")
+        zone["reply" if kings else "hold"] = True
+    rules["goal-zone"] = zone
 
 
 def _extinction(
@@ -2516,7 +2543,7 @@ def _castling(
     start: Start,
     by_slot: Mapping[str, Piece],
     sides: list[str],
-) -> list[dict[str, str]]:
+) -> list[dict[str, object]]:
     """The castling moves, White's (Black's mirrored); `sides` is narrowed to the side
     that castles when the other has no castling rights."""
     if not _bool(config, "castling", source) or start.castling in ("", "-"):
@@ -2594,7 +2621,7 @@ def _castling(
         moves = white | {
             m for m in black if all(start.board.get(s, ("", -1))[1] == 0 for s in (m[0], m[2]))
         }
-    out = []
+    out: list[dict[str, object]] = []
     for king_sq, king_to, rook_sq, rook_to in sorted(moves, key=lambda m: -m[1][0]):
         if start.board[king_sq][0] != "king" or start.board[rook_sq][0] not in by_slot:
             pass
@@ -2607,6 +2634,30 @@ def _castling(
             }
         )
     return out
+
+
+def _castling_wins(config: Config, source: str, castling: list[dict[str, object]]) -> None:
+    """castlingWins (castling rights as FEN writes them, `q`: Black's queen-side
+    castling) become the `wins` of the castling moves they name."""
+    value = _word(config, "castlingWins")
+    if value in ("", "-"):
+        return
+    for letter in value:
+        if letter.upper() not in "KQ":
+            _refuse(config, "castlingWins", source, f"{letter!r} is not K, Q, k or q")
+        side = "white" if letter.isupper() else "black"
+        kingside = letter.upper() == "K"
+        moves = [
+            m
+            for m in castling
+            if (str(m["rook"])[0] > str(m["king"])[0]) == kingside  # the files decide
+        ]
+        if len(moves) != 1:
+            _refuse(config, "castlingWins", source, f"{letter}: no such castling in this section")
+        wins = moves[0].setdefault("wins", [])
+        assert isinstance(wins, list)
+        if side not in wins:
+            wins.append(side)
 
 
 # ---------------------------------------------------------------------------------------
@@ -2915,7 +2966,7 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     used: set[str] = set()
     customs = iter(CUSTOM_SLOTS)
     royal = [p for p in variant.pieces if p.royal]
-    if len(royal) > 1 or (not royal and variant.extinction is None):
+    if len(royal) > 1 or (not royal and not variant.royal_free):
         refuse("pieces", "a game without exactly one royal piece")
     pawn_rows: set[int] = set()
     initial_pieces = []
@@ -3203,15 +3254,7 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
             if p.no_drop_rows or p.drop_one_per_file or p.drop_mate != "legal":
                 pass  # no drops in this game: drop rules have no effect
     if variant.zone is not None:
-        if variant.zone.safe:
-            refuse("rules.goal-zone", "a goal that must be reached safely")
-        if variant.zone.reply or variant.zone.hold:
-            if variant.zone.reply != bool(royal and variant.zone.piece == royal[0].id):
-                refuse("rules.goal-zone", "a goal-zone reply for a piece other than the King")
-            keys["flagMove"] = "true"
-        keys["flagPiece"] = letter_of[variant.zone.piece]
-        keys["flagRegionWhite"] = " ".join(geo.name(sq) for sq in sorted(variant.zone.squares[0]))
-        keys["flagRegionBlack"] = " ".join(geo.name(sq) for sq in sorted(variant.zone.squares[1]))
+        _export_zone(variant, variant.zone, royal, letter_of, keys, refuse)
     for p in variant.pieces:
         if p.region is not None:
             region = variant.region(p.region)
@@ -3524,6 +3567,9 @@ def _export_castling(
         keys[f"castling{side}File"] = FILE_LETTERS[kt]
         keys[f"castlingRook{side}File"] = FILE_LETTERS[rf]
         rights += "K" if kingside else "Q"
+        for color in sorted(c.wins):
+            wins = keys.get("castlingWins", "") + ("K" if kingside else "Q")
+            keys["castlingWins"] = wins if color == 0 else wins[:-1] + wins[-1].lower()
     keys["castlingRank"] = str(next(iter(ranks_)))
     keys["castlingKingFile"] = FILE_LETTERS[king_file]
     at = dict(variant.setup)
@@ -3609,3 +3655,37 @@ def _export_drops(
             keys["shogiPawnDropMateIllegal"] = "true"
         elif p.drop_mate != "legal":
             refuse(f"pieces.{p.id}.drop-mate", "drop mates that are illegal")
+
+
+def _export_zone(
+    variant: Variant,
+    zone: Zone,
+    royal: list[PieceType],
+    letter_of: Mapping[str, str],
+    keys: dict[str, str],
+    refuse: Callable[[str, str], NoReturn],
+) -> None:
+    """flagPiece, flagRegion and the flag options of a goal zone."""
+    king = royal[0].id if royal else None
+    if zone.reply and zone.pieces != (king, king):
+        refuse("rules.goal-zone", "a goal-zone reply for a piece other than the King")
+    if zone.hold and king in zone.pieces:
+        refuse("rules.goal-zone", "a goal-zone hold for the King (its flag move is a reply)")
+    if zone.hold and ANY_PIECE in zone.pieces and king is not None:
+        refuse("rules.goal-zone", "a goal-zone hold for any piece beside a King")
+    if zone.reply or zone.hold:
+        keys["flagMove"] = "true"
+    if zone.safe:
+        keys["flagPieceSafe"] = "true"
+    if zone.count > 1:
+        keys["flagPieceCount"] = str(zone.count)
+        if zone.full:
+            keys["flagPieceBlockedWin"] = "true"
+    letters = ["*" if pid == ANY_PIECE else letter_of[pid] for pid in zone.pieces]
+    if letters[0] == letters[1]:
+        keys["flagPiece"] = letters[0]
+    else:
+        keys["flagPieceWhite"], keys["flagPieceBlack"] = letters
+    geo = variant.geometry
+    keys["flagRegionWhite"] = " ".join(geo.name(sq) for sq in sorted(zone.squares[0]))
+    keys["flagRegionBlack"] = " ".join(geo.name(sq) for sq in sorted(zone.squares[1]))

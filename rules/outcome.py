@@ -24,6 +24,7 @@ class Termination(Enum):
     FORBIDDEN_MATE = "forbidden mate"
     MATE_DRAW = "drawn mate"
     GOAL = "goal zone"
+    CASTLING = "castling"
     REPETITION = "repetition"
     REPETITION_LOSS = "repetition loses"
     PERPETUAL_CHECK = "perpetual check"
@@ -57,6 +58,7 @@ BY_RULE = frozenset(
         Termination.FORBIDDEN_MATE,
         Termination.MATE_DRAW,
         Termination.GOAL,
+        Termination.CASTLING,
         Termination.REPETITION,
         Termination.REPETITION_LOSS,
         Termination.PERPETUAL_CHECK,
@@ -74,7 +76,8 @@ BY_RULE = frozenset(
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """`winner` is 0 (White), 1 (Black) or None for a draw. `detail` carries the N of the
-    N-move rule and the N of N-check. A winner of a repetition, the move rule, bikjang,
+    N-move rule and the N of N-check, and 1 when a side won by castling (None: its
+    opponent can no longer castle so). A winner of a repetition, the move rule, bikjang,
     both passing or a stalemate won it on material points (Janggi)."""
 
     termination: Termination
@@ -120,6 +123,10 @@ class Outcome:
                 return f"{w} wins: {loser}'s checkmate was given by a forbidden piece"
             case Termination.GOAL:
                 return f"{w} wins by reaching the goal" if w else "draw: both reached the goal"
+            case Termination.CASTLING if self.detail:
+                return f"{w} wins by castling"
+            case Termination.CASTLING:
+                return f"{w} wins: {loser} can no longer castle"
             case Termination.REPETITION if self.winner is not None:
                 return f"{w} wins on points after repetition"
             case Termination.REPETITION:
@@ -191,6 +198,9 @@ class Outcome:
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]}'s checkmate was given by a forbidden "
                 "piece": Termination.FORBIDDEN_MATE,
                 f"{name} wins by reaching the goal": Termination.GOAL,
+                f"{name} wins: {COLOR_NAMES[winner ^ 1]} can no longer castle": (
+                    Termination.CASTLING
+                ),
                 f"{name} wins by repetition": Termination.REPETITION_LOSS,
                 f"{name} wins: {COLOR_NAMES[winner ^ 1]} gave mate with a forbidden drop": (
                     Termination.DROP_MATE
@@ -213,6 +223,8 @@ class Outcome:
             }
             if t in simple:
                 return cls(simple[t], winner)
+            if t == f"{name} wins by castling":
+                return cls(Termination.CASTLING, winner, 1)
             checks = t.removeprefix(f"{name} wins by giving ").removesuffix(" checks")
             checks = checks.removesuffix(" check") if checks == "1 check" else checks
             if t.startswith(f"{name} wins by giving ") and checks.isascii() and checks.isdigit():

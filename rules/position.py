@@ -2194,7 +2194,7 @@ class Position:
             repeater = self._move_repeater()
             if repeater is not None:
                 return Outcome(Termination.MOVE_REPETITION, winner=repeater ^ 1)
-        if self.repetitions() >= v.repetition:
+        if v.repetition and self.repetitions() >= v.repetition:
             return self._repetition_outcome()
         if move_rule:
             return Outcome(Termination.MOVE_RULE, winner=None, detail=v.move_rule)
@@ -2224,6 +2224,10 @@ class Position:
             return Outcome(Termination.CHECK_COUNT, self.side ^ 1, detail=v.check_count)
         if v.zone is not None:
             ended = self._zone_outcome()
+            if ended is not None:
+                return ended
+        if v.castling_wins:
+            ended = self._castling_won()
             if ended is not None:
                 return ended
         if (v.passing or v.bikjang) and self._stack:
@@ -2556,32 +2560,44 @@ class Position:
             return self.side
         return None
 
-    def _zone_reached(self) -> int | None:
-        """The side whose goal piece stands in its goal zone (the side that just moved is
-        looked at first), or None."""
-        v = self.variant
-        assert v.zone is not None
-        t = self.t
-        for color in (self.side ^ 1, self.side):
-            code = t.code(v.zone.piece, color)
-            if self.pieces[code] & v.zone.squares[color]:
-                return color
-        return None
+    def _zone_reached(self, color: int, safe: bool) -> bool:
+        """Whether `color` has reached its goal zone: `count` of its goal pieces stand there,
+        or one does and every square of the zone is occupied (`full`). With `safe`, exactly
+        `count` pieces there must all stand unattacked; more than that need not be
+        (Fairy-Stockfish's flagPieceSafe)."""
+        zone = self.variant.zone
+        assert zone is not None
+        squares = zone.squares[color]
+        pieces = self.pieces
+        there = [sq for code in self.t.goal_codes[color] for sq in pieces[code] & squares]
+        if not there:
+            return False
+        if len(there) < zone.count:
+            board = self.board
+            return zone.full and all(board[sq] for sq in squares)
+        if safe and len(there) == zone.count:
+            return not any(self.attacked(sq, color ^ 1) for sq in there)
+        return True
 
     def _zone_outcome(self) -> Outcome | None:
-        """The goal zone's verdict: a side whose goal piece reached it wins."""
+        """The goal zone's verdict. A side that reaches it wins at once, looked at only
+        for the side that just moved; see `_zone_reply`, `_zone_held` and `_safe_zone` for
+        the others (Fairy-Stockfish's flag rules)."""
         v = self.variant
-        assert v.zone is not None
+        zone = v.zone
+        assert zone is not None
         if self.placing:
             return None
-        if v.zone.safe:
-            return self._safe_zone()
-        if v.zone.reply:
+        if zone.reply:
             return self._zone_reply()
-        if v.zone.hold:
+        if zone.hold:
             return self._zone_held()
-        reached = self._zone_reached()
-        return None if reached is None else Outcome(Termination.GOAL, winner=reached)
+        if zone.safe:
+            return self._safe_zone()
+        side = self.side
+        if self._zone_reached(side ^ 1, False):
+            return Outcome(Termination.GOAL, winner=side ^ 1)
+        return None
 
     def _zone_reply(self) -> Outcome | None:
         """Racing Kings (Fairy-Stockfish's flagMove): Black, to move after White's goal piece
@@ -2590,19 +2606,18 @@ class Position:
         v = self.variant
         zone = v.zone
         assert zone is not None
-        t = self.t
         side = self.side
-        codes = (t.code(zone.piece, 0), t.code(zone.piece, 1))
-        on = [bool(self.pieces[codes[c]] & zone.squares[c]) for c in (0, 1)]
+        on = [self._zone_reached(c, False) for c in (0, 1)]
         if on[side]:
             return Outcome(Termination.GOAL, winner=None if on[side ^ 1] else side)
         if not on[side ^ 1]:
             return None
         if side == 1:
+            goal = self.t.goal_codes[1]
             for c in self._legal_board_codes():
                 if (
                     (c >> KIND_SHIFT) & KIND_MASK == NORMAL
-                    and self.board[c & 0xFF] == codes[1]
+                    and self.board[c & 0xFF] in goal
                     and (c >> 8) & 0xFF in zone.squares[1]
                     and not (v.no_checks and self._gives_check(c))
                 ):
@@ -2611,34 +2626,45 @@ class Position:
 
     def _zone_held(self) -> Outcome | None:
         """Jeson Mor (Fairy-Stockfish's flagMove for a piece other than the King): the side
-        to move wins when its goal piece still stands in its zone, the other side's move
-        having failed to dislodge it; both there with White to move is a draw."""
-        v = self.variant
-        zone = v.zone
+        to move wins when its goal piece still stands in its zone, attacked or not, the
+        other side's move having failed to dislodge it; both there with White to move is a
+        draw. With `safe` (Alapo), a side whose piece stands there unattacked after its
+        move wins at once."""
+        zone = self.variant.zone
         assert zone is not None
-        t = self.t
         side = self.side
-        if not self.pieces[t.code(zone.piece, side)] & zone.squares[side]:
-            return None
-        both = side == 0 and self.pieces[t.code(zone.piece, 1)] & zone.squares[1]
-        return Outcome(Termination.GOAL, winner=None if both else side)
+        if self._zone_reached(side, False):
+            both = side == 0 and self._zone_reached(1, zone.safe)
+            return Outcome(Termination.GOAL, winner=None if both else side)
+        if zone.safe and self._zone_reached(side ^ 1, True):
+            return Outcome(Termination.GOAL, winner=side ^ 1)
+        return None
 
     def _safe_zone(self) -> Outcome | None:
         """A goal zone to be reached safely (Dobutsu's Lion): a side whose goal piece stands
         there unattacked wins, the side to move looked at first; both: a draw. Of two or
         more goal pieces there, none needs to be safe (as in Fairy-Stockfish)."""
-        v = self.variant
-        assert v.zone is not None
-        t = self.t
-        reached = [False, False]
-        for color in (0, 1):
-            there = self.pieces[t.code(v.zone.piece, color)] & v.zone.squares[color]
-            reached[color] = len(there) > 1 or any(not self.attacked(sq, color ^ 1) for sq in there)
         side = self.side
+        reached = [self._zone_reached(c, True) for c in (0, 1)]
         if reached[side]:
             return Outcome(Termination.GOAL, winner=None if reached[side ^ 1] else side)
         if reached[side ^ 1]:
             return Outcome(Termination.GOAL, winner=side ^ 1)
+        return None
+
+    def _castling_won(self) -> Outcome | None:
+        """Fairy-Stockfish's castlingWins: a side whose last move was a castling move that
+        wins for it has won; a side that can make none of those any more (its King or
+        their Rooks have moved or are gone) has lost, the side that has just moved looked
+        at first."""
+        last = self._stack[-1].code if self._stack else -1
+        virgin = self.virgin
+        for color in (self.side ^ 1, self.side):
+            wins = self.t.castle_wins[color]
+            if any(last == code for _kf, _rf, code in wins):
+                return Outcome(Termination.CASTLING, winner=color, detail=1)
+            if wins and not any(virgin[kf] and virgin[rf] for kf, rf, _code in wins):
+                return Outcome(Termination.CASTLING, winner=color ^ 1)
         return None
 
     def _bare_king(self) -> Outcome | None:

@@ -456,7 +456,7 @@ def _check_consistency(pos: Position) -> None:
             # A King still in hand, to be dropped (Sittuyin's placement), counts too.
             held = sum(n for code, n in enumerate(pos.hands[color]) if n and t.royal[code])
             kings = len(royals) + held
-            if kings > 1 or (not kings and v.extinction is None):
+            if kings > 1 or (not kings and not v.royal_free):
                 raise PositionTextError(f"{name} must have exactly one King, not {kings}")
         enemy_king = pos.kings[pos.side ^ 1]
         checked = (

@@ -12,7 +12,7 @@ from rules.betza import Component, Kind
 from rules.movement import components_from_entry
 from rules.regions import format_squares
 from rules.shuffle import RandomSetup
-from rules.variant import PieceType, StandardCastling, Variant, catalogue
+from rules.variant import ANY_PIECE, PieceType, StandardCastling, Variant, Zone, catalogue
 
 
 def describe_movement(piece: PieceType) -> str:
@@ -360,24 +360,7 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
     if v.bare_king_win:
         lines.append("A side left with only its King wins at once.")
     if v.zone is not None:
-        piece = v.piece(v.zone.piece).name
-        white, black = v.zone.squares
-        where = _squares(v, white)
-        if black != white:
-            where = f"{where} (White), {_squares(v, black)} (Black)"
-        safely = " without being attacked there" if v.zone.safe else ""
-        if v.zone.hold:
-            lines.append(
-                f"A {piece} that reaches {where} and still stands there when its side is "
-                "next to move wins."
-            )
-        else:
-            lines.append(f"A {piece} that reaches {where}{safely} wins at once.")
-        if v.zone.reply:
-            lines.append(
-                f"Except that when White's {piece} gets there first, Black still moves if its "
-                f"own {piece} can get there in that move, which draws."
-            )
+        lines.extend(_zone_lines(v, v.zone))
     if v.bare_king:
         lines.append(
             "A side left with only its King loses, unless it bares the other King in its "
@@ -407,7 +390,10 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             "repeater-loses": "loses for the side that repeats the position",
             "repeater-wins": "wins for the side that repeats the position",
         }[v.repetition_result]
-        lines.append(f"{fold} repetition {result}; {rule}. Endings by rule are automatic.")
+        if v.repetition:
+            lines.append(f"{fold} repetition {result}; {rule}. Endings by rule are automatic.")
+        else:
+            lines.append(f"No repetition rule; {rule}. Endings by rule are automatic.")
     else:
         lines.append(
             f"{fold} repetition and {rule} are decided on points, and so is any draw by rule."
@@ -429,6 +415,13 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             "Fast castling: the King jumps to any empty safe square toward an unmoved Rook, "
             "e.g. O-O(h1)."
         )
+    for side in ("White", "Black"):
+        winning = [c for c in v.castling if ("White", "Black").index(side) in c.wins]
+        if winning:
+            signs = " or ".join("O-O" if c.king_to > c.king_from else "O-O-O" for c in winning)
+            lines.append(
+                f"{side} wins by castling {signs}, and loses once it can no longer castle so."
+            )
     if v.ep_capturers:
         names = ", ".join(v.piece(p).name for p in sorted(v.ep_capturers))
         lines.append(f"En passant: taken by {names}.")
@@ -548,3 +541,43 @@ def _nth(n: int) -> str:
     """3 -> 'third'."""
     words = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
     return words.get(n, f"{n}th")
+
+
+def _zone_lines(v: Variant, zone: Zone) -> list[str]:
+    """The goal zone in words: whose pieces, where, how many, how safely."""
+    names = ["piece" if pid == ANY_PIECE else v.piece(pid).name for pid in zone.pieces]
+    white, black = zone.squares
+    goals: list[tuple[str, str]] = []  # (whose pieces, where)
+    if names[0] == names[1] and white and black:
+        where = _squares(v, white)
+        if black != white:
+            where = f"{where} (White), {_squares(v, black)} (Black)"
+        goals.append(("", where))
+    else:
+        goals.extend(
+            (f"{side} ", _squares(v, squares))
+            for side, squares in (("White", white), ("Black", black))
+            if squares
+        )
+    lines = []
+    for side, where in goals:
+        name = names[0] if side != "Black " else names[1]
+        if zone.count > 1:
+            lines.append(f"{zone.count} {side}{name}s that reach {where} win at once.")
+        elif zone.hold:
+            at_once = "; one standing there unattacked wins at once" if zone.safe else ""
+            lines.append(
+                f"A {side}{name} that reaches {where} and still stands there when its side "
+                f"is next to move wins{at_once}."
+            )
+        else:
+            safely = " without being attacked there" if zone.safe else ""
+            lines.append(f"A {side}{name} that reaches {where}{safely} wins at once.")
+    if zone.full:
+        lines.append(f"So does a single {names[0]} there once every square of it is occupied.")
+    if zone.reply:
+        lines.append(
+            f"Except that when White's {names[0]} gets there first, Black still moves if its "
+            f"own {names[1]} can get there in that move, which draws."
+        )
+    return lines

@@ -16,7 +16,7 @@ from rules.betza import Component, Kind, Vector, lame_intermediates
 from rules.geometry import Geometry
 from rules.limits import special_attacker
 from rules.movement import oriented
-from rules.variant import Counting, Variant, load_variant
+from rules.variant import ANY_PIECE, Counting, Variant, load_variant
 
 
 class MoveCode:
@@ -419,6 +419,10 @@ class Tables:
     any_drop_mate: int = 0  # the highest drop_mate value of the variant
     turns_back: bool = False
     """Some promoted piece may promote back to what it was (Kyoto, Micro Shogi)."""
+    goal_codes: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    castle_wins: tuple[tuple[tuple[int, int, int], ...], ...] = ((), ())
+    """[color] -> (King from, Rook from, move code) of each castling move that wins for it."""
+    """[color] -> the codes of its goal-zone pieces (all of its codes for "any")."""
     demoted: list[int] = field(default_factory=list)
     """A promoted form's code -> the code of the piece it demotes to (same colour), else 0."""
     extras: list[Extras] = field(default_factory=list)  # region moves: (region, components)
@@ -1011,6 +1015,14 @@ def build_tables(variant: Variant) -> Tables:
                 tables.z_virgin[rook_sq] = 0
     tables.castle_pairs = tuple(pairs)
     tables.castle_rules, tables.castle_rooks = _castle_rules(variant)
+    tables.castle_wins = tuple(
+        tuple(
+            (kf, rf, code)
+            for i, (kf, rf, _empty, code) in enumerate(tables.castle_rules[side])
+            if variant.castling and side in variant.castling[i].wins and isinstance(code, int)
+        )
+        for side in (0, 1)
+    )
     tables.castle_squares = frozenset(sq for king, rook, _k in pairs for sq in (king, rook))
     if variant.castling_drops:
         king_id, rook_id = variant.castling_drops
@@ -1045,6 +1057,12 @@ def build_tables(variant: Variant) -> Tables:
                 takers.setdefault(type_index[pid] << 1 | color ^ 1, set()).add(i << 1 | color)
     tables.first_leap_takers = {code: frozenset(kings) for code, kings in takers.items()}
     tables.plain_castling = not any(p.royal for p in variant.pieces)
+    if variant.zone is not None:
+        goal = variant.zone.pieces
+        tables.goal_codes = (
+            tables.side_codes[0] if goal[0] == ANY_PIECE else (type_index[goal[0]] << 1,),
+            tables.side_codes[1] if goal[1] == ANY_PIECE else (type_index[goal[1]] << 1 | 1,),
+        )
     tables.pseudo_royal = variant.extinction is not None and variant.extinction.pseudo_royal
     if variant.blast is not None:
         tables.blast = True
@@ -1073,6 +1091,7 @@ def build_tables(variant: Variant) -> Tables:
         )
     tables.immediate_ends = bool(
         variant.zone
+        or variant.castling_wins
         or variant.check_count
         or variant.extinction
         or variant.blast is not None

@@ -241,12 +241,15 @@ class PieceType:
 
 @dataclass(frozen=True, slots=True)
 class StandardCastling:
-    """One castling move for White (Black mirrors it): King and Rook squares before/after."""
+    """One castling move for White (Black mirrors it): King and Rook squares before/after.
+    `wins`: the sides (0 White, 1 Black) for which making this castling move wins the game
+    and losing the right to make it loses (Fairy-Stockfish's castlingWins)."""
 
     king_from: int
     king_to: int
     rook_from: int
     rook_to: int
+    wins: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,11 +268,13 @@ class OptionDef:
 
 @dataclass(frozen=True, slots=True)
 class Zone:
-    """A "reach the zone" goal: a piece of type `piece` standing on one of its side's
-    squares (`squares[color]`) after its side's move wins the game; with `safe`, only while
-    no enemy piece attacks it (Dobutsu Shogi's Lion: both sides safely there is a draw)."""
+    """A "reach the zone" goal: `count` goal pieces of a side (`pieces[color]`: a piece id,
+    or `ANY_PIECE`) standing on its squares (`squares[color]`; empty: that side has no
+    goal) after its side's move win the game; with `full`, one goal piece there is enough
+    once every square of the zone is occupied (Kono). With `safe`, only while no enemy
+    piece attacks them (Dobutsu Shogi's Lion: both sides safely there is a draw)."""
 
-    piece: str
+    pieces: tuple[str, str]
     squares: tuple[frozenset[int], frozenset[int]]
     safe: bool = False
     reply: bool = False
@@ -278,6 +283,12 @@ class Zone:
     hold: bool = False
     """Jeson Mor (Fairy-Stockfish's flagMove for a piece other than the King): the piece
     wins when it still stands in its zone as its side is next to move."""
+    count: int = 1
+    full: bool = False
+
+
+ANY_PIECE = "any"
+"""`goal-zone.piece = "any"`: every piece of the side is a goal piece."""
 
 
 COUNTING_STYLES = ("makruk", "cambodian", "asean")
@@ -376,6 +387,12 @@ class Points:
 
     values: tuple[tuple[str, float], ...]
     black_bonus: float = 0.0
+
+
+def wins_without_royal(extinction: bool, zone: bool, stalemate: str) -> bool:
+    """Without royal pieces a game is still won: by extinction, by a goal zone, or by
+    leaving the other side without a move (Hexapawn, Nim)."""
+    return extinction or zone or stalemate in ("loss", "win", "fewer-pieces")
 
 
 @dataclass(frozen=True, eq=False)
@@ -523,6 +540,18 @@ class Variant:
             return self.black_setup
         mirror = self.geometry.mirror
         return tuple(sorted((mirror(sq), pid) for sq, pid in self.setup))
+
+    @property
+    def castling_wins(self) -> bool:
+        """Whether some castling move wins the game (`wins` in `[castling]`)."""
+        return any(c.wins for c in self.castling)
+
+    @property
+    def royal_free(self) -> bool:
+        """Whether a side may have no royal piece (see `wins_without_royal`)."""
+        return wins_without_royal(
+            self.extinction is not None, self.zone is not None, self.stalemate
+        )
 
     def region(self, name: str) -> Region:
         for r in self.regions:
@@ -1292,8 +1321,13 @@ def _build(
     if not isinstance(move_rule, int) or move_rule < 0:
         raise VariantError(source, "rules.move-rule", "must be 0 (none) or a number of moves")
     repetition = rules.get("repetition", 3)
-    if not isinstance(repetition, int) or repetition < 2:
-        raise VariantError(source, "rules.repetition", "must be 2 or more")
+    if (
+        not isinstance(repetition, int)
+        or isinstance(repetition, bool)
+        or repetition < 0
+        or repetition == 1
+    ):
+        raise VariantError(source, "rules.repetition", "must be 0 (none), or 2 or more")
     stalemate = rules.get("stalemate", "draw")
     if stalemate not in STALEMATES:
         raise VariantError(
@@ -1308,13 +1342,16 @@ def _build(
         raise VariantError(source, "rules.goal", "must be 'checkmate' or 'royal-capture'")
     extinction = _build_extinction(rules.get("extinction"), source, by_id)
     royals = [p for p in pieces if p.royal]
-    if not royals and extinction is None:
+    royal_free = wins_without_royal(
+        extinction is not None, rules.get("goal-zone") not in (None, False), stalemate
+    )
+    if not royals and not royal_free:
         raise VariantError(
             source,
             "pieces",
-            "no royal piece: the game could never end. The catalogue's King is royal; "
+            "no royal piece: the game could never be won. The catalogue's King is royal; "
             "a new royal piece says royal = true (or the game is won by extinction: "
-            "[rules.extinction])",
+            '[rules.extinction], by a goal-zone, or by having no move: stalemate = "loss")',
         )
     raw_reserve = data.get("reserve")
     waiting_royals = 0
@@ -1327,9 +1364,7 @@ def _build(
             continue
         royal_in_setup = sum(1 for _, pid in army if by_id[pid].royal) + waiting_royals
         whose = ("White", "Black")[side]
-        if goal == "checkmate" and (
-            royal_in_setup > 1 or (royal_in_setup == 0 and extinction is None)
-        ):
+        if goal == "checkmate" and (royal_in_setup > 1 or (royal_in_setup == 0 and not royal_free)):
             raise VariantError(
                 source,
                 key,
@@ -1698,58 +1733,83 @@ def _build_zone(
     regions: Mapping[str, Region],
 ) -> Zone | None:
     """`goal-zone = { piece = "king", squares = [...] }`: White's squares, Black's mirrored
-    unless `black-squares` lists them; or `region = "name"`, a region's squares per side.
-    `safe = true`: the piece must stand there unattacked."""
+    unless `black-squares` lists them (an empty list: that side has no goal); or
+    `region = "name"`, a region's squares per side. `piece = "any"`: any piece of the side;
+    `black-piece`: Black's goal piece when it differs. `count`: how many goal pieces must
+    stand there; `full = true`: one is enough once the zone is full. `safe = true`: the
+    pieces must stand there unattacked."""
     if raw is None or raw is False:
         return None
     key = "rules.goal-zone"
     if not isinstance(raw, dict) or set(raw) - {
         "piece",
+        "black-piece",
         "squares",
         "black-squares",
         "region",
         "safe",
         "reply",
         "hold",
+        "count",
+        "full",
     }:
         raise VariantError(
             source,
             key,
-            "a table with piece, squares (or region), and optionally black-squares and safe",
+            "a table with piece, squares (or region), and optionally black-piece, "
+            "black-squares, count, full, safe, reply and hold",
         )
     safe = raw.get("safe", False)
     reply = raw.get("reply", False)
     hold = raw.get("hold", False)
-    for name, value in (("safe", safe), ("reply", reply), ("hold", hold)):
+    full = raw.get("full", False)
+    for name, value in (("safe", safe), ("reply", reply), ("hold", hold), ("full", full)):
         if not isinstance(value, bool):
             raise VariantError(source, f"{key}.{name}", "must be true or false")
+    count = raw.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 256:
+        raise VariantError(source, f"{key}.count", "the number of goal pieces needed there (1)")
     if safe and reply:
         raise VariantError(source, f"{key}.reply", "a safe zone gives no reply")
-    if hold and (safe or reply):
+    if hold and reply:
+        raise VariantError(source, f"{key}.hold", "a zone held until the next move is not replied")
+    if (safe or reply or hold) and (count > 1 or full):
         raise VariantError(
-            source, f"{key}.hold", "a zone held until the next move is neither safe nor replied"
+            source, f"{key}.count", "several goal pieces go with neither safe, reply nor hold"
         )
-    pid = raw.get("piece")
-    if not isinstance(pid, str) or pid not in by_id:
-        raise VariantError(source, f"{key}.piece", f"must name a piece of the variant, not {pid!r}")
+    pieces: list[str] = []
+    for field_name in ("piece", "black-piece"):
+        pid = raw.get(field_name, pieces[0] if pieces else None)
+        if pid != ANY_PIECE and (not isinstance(pid, str) or pid not in by_id):
+            raise VariantError(
+                source,
+                f"{key}.{field_name}",
+                f'must name a piece of the variant, or "{ANY_PIECE}", not {pid!r}',
+            )
+        pieces.append(pid)
+    if reply and ANY_PIECE in pieces:
+        raise VariantError(source, f"{key}.reply", "needs a goal piece, not any piece")
+    goal = (pieces[0], pieces[1])
     sides = []
     for field_name in ("squares", "black-squares"):
         names = raw.get(field_name)
         if names is None:
             continue
-        if not isinstance(names, list) or not names:
+        if not isinstance(names, list):
             raise VariantError(source, f"{key}.{field_name}", "must list square names")
         sides.append(frozenset(square(n, f"{key}.{field_name}[{i}]") for i, n in enumerate(names)))
     if "region" in raw:
         if sides:
             raise VariantError(source, f"{key}.region", "give either region or squares")
         region = region_named(regions, raw["region"], source, f"{key}.region")
-        return Zone(pid, region.squares, safe, reply, hold)
+        return Zone(goal, region.squares, safe, reply, hold, count, full)
     if "squares" not in raw:
         raise VariantError(source, f"{key}.squares", "must list White's goal squares")
     white = sides[0]
     black = sides[1] if len(sides) > 1 else frozenset(geometry.mirror(sq) for sq in white)
-    return Zone(pid, (white, black), safe, reply, hold)
+    if not white and not black:
+        raise VariantError(source, f"{key}.squares", "must list square names")
+    return Zone(goal, (white, black), safe, reply, hold, count, full)
 
 
 def _build_blast(
@@ -2555,13 +2615,26 @@ def _build_castling(
         out = []
         for i, mv in enumerate(moves):
             key = f"castling.moves[{i}]"
-            if not isinstance(mv, dict) or set(mv) != {"king", "king-to", "rook", "rook-to"}:
-                raise VariantError(source, key, "needs exactly king, king-to, rook, rook-to")
+            if not isinstance(mv, dict) or set(mv) - {"wins"} != {
+                "king",
+                "king-to",
+                "rook",
+                "rook-to",
+            }:
+                raise VariantError(
+                    source, key, "needs exactly king, king-to, rook, rook-to (and maybe wins)"
+                )
+            wins = mv.get("wins", [])
+            if not isinstance(wins, list) or not set(wins) <= {"white", "black"}:
+                raise VariantError(
+                    source, f"{key}.wins", 'the sides it wins for: ["white"], ["black"] or both'
+                )
             c = StandardCastling(
                 square(mv["king"], f"{key}.king"),
                 square(mv["king-to"], f"{key}.king-to"),
                 square(mv["rook"], f"{key}.rook"),
                 square(mv["rook-to"], f"{key}.rook-to"),
+                frozenset(("white", "black").index(w) for w in wins),
             )
             king = occupant.get(c.king_from)
             # White without a royal piece (Horde): the castling is Black's alone.

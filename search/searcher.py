@@ -194,6 +194,7 @@ class Searcher:
         # the rules engine lists no move (which staged generation does not ask).
         self.board_endings = (
             variant.zone is not None
+            or variant.castling_wins
             or variant.bare_king
             or variant.bare_king_win
             or bool(variant.check_count)

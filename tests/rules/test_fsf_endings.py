@@ -23,6 +23,7 @@ KINDS = {
     "immediate": {
         Termination.BARE_KING,
         Termination.BARED_WIN,
+        Termination.CASTLING,
         Termination.CHECK_COUNT,
         Termination.EXTINCTION,
         Termination.EXPLOSION,

@@ -129,6 +129,12 @@ REFUSALS = [
     ("[t:chess]\ncheckCounting = true\n", "n-check needs the same number of checks"),
     ("[a:chess]\nblastOnCapture = true\n[b:a]\n", "[a] blastOnCapture: exploding captures beside"),
     ("[t:chess]\npromotionRegionWhite = a8 b8\n", "a promotion region that is not whole ranks"),
+    ("[t:chess]\nflagRegion = *8\nflagPieceCount = 2\nflagPieceSafe = true\n",
+     "flagPieceSafe: several flag pieces to be kept safe"),
+    ("[t:chess]\nflagRegion = *8\nflagMove = true\n", "a flag move for any piece beside a King"),
+    ("[t:chess]\nnFoldRule = 1\n", "nFoldRule = 1: a position repeated once"),
+    ("[t:chess]\ncastling = false\ncastlingWins = q\n", "castlingWins: q: no such castling"),
+    ("[t:chess]\ncastlingWins = x\n", "'x' is not K, Q, k or q"),
 ]  # fmt: skip
 
 

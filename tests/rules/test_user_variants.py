@@ -22,7 +22,7 @@ import pytest
 from rules import limits
 from rules.errors import IllegalMoveError, RulesError, UnknownVariantError, VariantError
 from rules.game import Game, game_after
-from rules.outcome import Termination
+from rules.outcome import Outcome, Termination
 from rules.perft import perft
 from rules.postext import format_position, parse_position
 from rules.sanity import sanity_check
@@ -268,6 +268,124 @@ def test_a_goal_zone_wins_at_once() -> None:
     game.play("e3-e4")
     ended = game.outcome()
     assert ended is not None and ended.result_text == "white wins by reaching the goal"
+
+
+STONES = """id = "stones"
+name = "Stones"
+files = 4
+ranks = 4
+
+[pieces]
+stone = { letter = "S", betza = "mfW mfF" }
+
+[setup]
+1 = "S S . ."
+2 = "S S . ."
+
+[setup.black]
+4 = ". . S S"
+3 = ". . S S"
+
+[rules]
+repetition = 0
+"""
+
+
+def stones(zone: str, extra: str = "") -> Variant:
+    return load_definition(f"{STONES}{extra}goal-zone = {{ {zone} }}\n", source="stones.toml")
+
+
+def test_a_goal_zone_may_need_several_pieces_or_a_full_zone() -> None:
+    corners = 'squares = ["c3", "c4", "d3", "d4"], black-squares = ["a1", "a2", "b1", "b2"]'
+    two = stones(f'piece = "stone", count = 2, {corners}')
+    assert "2 Stones that reach c3, c4, d3 or d4" in "\n".join(rules_summary(two))
+    game = Game.from_position_text(two, "3s/2S1/4/S3 w - - 0 1")
+    game.play("a1-a2")
+    assert game.outcome() is None  # one Stone there is not enough
+    game = Game.from_position_text(two, "3S/2S1/s3/4 w - - 0 1")
+    assert game.outcome() is None  # only the side that has just moved is looked at
+    game.play("c3-c4")
+    ended = game.outcome()
+    assert ended is not None and ended.winner == 0 and ended.termination is Termination.GOAL
+    full = stones(f'piece = "stone", count = 4, full = true, {corners}')
+    game = Game.from_position_text(full, "2ss/3s/1S2/4 w - - 0 1")
+    game.play("b2-c3")  # one Stone in the zone, which is now full
+    ended = game.outcome()
+    assert ended is not None and ended.winner == 0
+    with pytest.raises(VariantError, match="count"):
+        stones(f'piece = "stone", count = 0, {corners}')
+    with pytest.raises(VariantError, match="several goal pieces"):
+        stones(f'piece = "stone", count = 2, safe = true, {corners}')
+
+
+def test_a_goal_zone_for_any_piece_or_for_one_side_only() -> None:
+    black_only = stones('piece = "any", squares = [], black-squares = ["a1", "b1"]')
+    assert "A Black piece that reaches a1 or b1 wins at once." in rules_summary(black_only)
+    game = Game.from_position_text(black_only, "4/4/s3/3S b - - 0 1")
+    game.play("a2-a1")
+    ended = game.outcome()
+    assert ended is not None and ended.winner == 1
+    game = Game.from_position_text(black_only, "3S/4/s3/4 b - - 0 1")
+    assert game.outcome() is None  # White has no goal
+    with pytest.raises(VariantError, match="must list square names"):
+        stones('piece = "any", squares = [], black-squares = []')
+    with pytest.raises(VariantError, match="not any piece"):
+        stones('piece = "any", squares = ["d4"], reply = true')
+
+
+def test_a_game_without_royal_pieces_ends_when_a_side_cannot_move() -> None:
+    nim = load_definition(f'{STONES}stalemate = "loss"\n', source="stones.toml")
+    game = Game.from_position_text(nim, "4/4/ss2/S3 w - - 0 1")
+    ended = game.outcome()
+    assert ended is not None and ended.winner == 1  # White, blocked, cannot move
+    with pytest.raises(VariantError, match="no royal piece"):
+        load_definition(STONES, source="stones.toml")  # nothing could win it
+
+
+def test_repetition_zero_never_ends_a_game_by_repetition() -> None:
+    nim = load_definition(f'{STONES}stalemate = "loss"\n', source="stones.toml")
+    assert "No repetition rule; the 50-move rule." in "\n".join(rules_summary(nim))
+    rooks = load_definition(
+        'id = "r"\nname = "R"\nextends = "chess"\n[rules]\nrepetition = 0\n', source="r.toml"
+    )
+    game = Game.from_position_text(rooks, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
+    for _ in range(3):
+        for move in ("a1-a2", "e8-d8", "a2-a1", "d8-e8"):
+            game.play(move)
+    assert game.outcome() is None
+
+
+def test_a_winning_castling_move_wins_and_losing_the_right_loses() -> None:
+    text = """id = "castle-race"
+name = "Castle race"
+extends = "chess"
+
+[castling]
+moves = [
+    { king = "e1", king-to = "g1", rook = "h1", rook-to = "f1" },
+    { king = "e1", king-to = "c1", rook = "a1", rook-to = "d1", wins = ["black"] },
+]
+"""
+    race = load_definition(text, source="castle-race.toml")
+    assert "Black wins by castling O-O-O, and loses once it can no longer castle so." in (
+        rules_summary(race)
+    )
+    start = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1"
+    game = Game.from_position_text(race, start)
+    game.play("O-O-O")
+    ended = game.outcome()
+    assert ended is not None and ended.result_text == "black wins by castling"
+    assert Outcome.from_text(ended.result_text) == ended
+    game = Game.from_position_text(race, start)
+    game.play("O-O")  # the King has moved: O-O-O is gone for good
+    ended = game.outcome()
+    assert ended is not None and ended.result_text == "white wins: black can no longer castle"
+    assert Outcome.from_text(ended.result_text) == ended
+    game = Game.from_position_text(race, start)
+    game.play("h8-g8")
+    assert game.outcome() is None
+    with pytest.raises(VariantError, match="wins"):
+        load_definition(text.replace('["black"]', '["red"]'), source="castle-race.toml")
 
 
 def test_crazyhouse_promoted_pieces_return_as_pawns() -> None:
