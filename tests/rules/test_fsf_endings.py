@@ -23,11 +23,13 @@ KINDS = {
     "immediate": {
         Termination.BARE_KING,
         Termination.BARED_WIN,
+        Termination.BIKJANG,
         Termination.CASTLING,
         Termination.CHECK_COUNT,
         Termination.EXTINCTION,
         Termination.EXPLOSION,
         Termination.GOAL,
+        Termination.PASSES,
         Termination.ROYAL_CAPTURE,
     },
     "no-moves": {

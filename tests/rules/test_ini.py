@@ -31,7 +31,9 @@ ROWS = [
     line.split("\t")
     for line in (DATA / "ini-perft.tsv").read_text(encoding="utf-8").splitlines()[1:]
 ]
-CONVERTED = {item.name: item for item in ini.convert_ini(SECTIONS, "ini-sections.ini")}
+CONVERTED = {
+    item.name: item for item in ini.convert_ini(SECTIONS, "ini-sections.ini", ini.LOCAL_FILE)
+}
 
 
 @pytest.mark.parametrize(("section", "moves", "counts"), ROWS)

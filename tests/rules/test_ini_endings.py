@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rules import Game
-from rules.ini import convert_ini
+from rules.ini import LOCAL_FILE, convert_ini
 from rules.variant import Variant, load_definition
 from tests.rules.test_fsf_endings import KINDS
 
@@ -28,7 +28,7 @@ VARIANTS: dict[str, Variant] = {}
 def _variant(section: str) -> Variant:
     if not VARIANTS:
         text = (DATA / "ini-sections.ini").read_text(encoding="utf-8")
-        for item in convert_ini(text, "ini-sections.ini"):
+        for item in convert_ini(text, "ini-sections.ini", LOCAL_FILE):
             assert item.toml is not None, item.error
             VARIANTS[item.name] = load_definition(item.toml, source=item.name)
     return VARIANTS[section]
@@ -52,4 +52,6 @@ def test_the_section_ends_as_in_pyffish(row: list[str]) -> None:
 
 def test_every_section_has_games() -> None:
     text = (DATA / "ini-sections.ini").read_text(encoding="utf-8")
-    assert {item.name for item in convert_ini(text, "ini-sections.ini")} == {r[0] for r in ROWS}
+    assert {item.name for item in convert_ini(text, "ini-sections.ini", LOCAL_FILE)} == {
+        r[0] for r in ROWS
+    }
