@@ -13,9 +13,11 @@ another) and against Fairy-Stockfish's `UCI_Elo` ladder.
    however loaded the machine (`--fsf-movetime` gives it 1000 ms of wall time instead).
    Each pair of games starts from one of the fixed
    openings of `benchmarks/openings.py`, once with each colour. A game both engines score
-   at 10 Pawns or more for one side for three moves is adjudicated to it; one both score
-   within 0.20 Pawns of level for eight moves after move 40 is adjudicated a draw; a game
-   at the ply cap is a draw.
+   at 6 Pawns or more for one side for three moves running each is adjudicated to it (a
+   two-core machine shared with others gives a CPU-second a move 5 to 7 s of wall time, and
+   a won ending played out costs many of them); one both score within 0.20 Pawns of level
+   for eight moves after move 40 is adjudicated a draw; a game at the ply cap (200) is a
+   draw.
 
 Both Fairy Post engines run in processes of their own (`benchmarks/engine_driver.py`; the
 present one from `git archive BASELINE rules search`, so a clone with its history is
@@ -69,7 +71,8 @@ from search.uci import INSTALL_HINT, UciEngine, find_engine
 BASELINE = os.environ.get("FAIRYPOST_BENCH_BASELINE", "34c1e75")
 MOVETIME = 1.0  # CPU-seconds a move for the Fairy Post engines, wall seconds for FSF
 LEVEL = 8
-MAX_PLIES = 300
+MAX_PLIES = 200
+ADJUDICATE_CP = 600
 MATCHES = ("chess:present", "shako:present", "chess:fsf2100", "shako:fsf1600")
 GOALS = {"present": "≥ +200 Elo", "fsf2100": "≥ 50%", "fsf1600": "≥ 50%"}
 SPEED_VARIANTS = ("chess", "shako", "grand", "bigorra")
@@ -279,6 +282,7 @@ def play_job(seat: Seat, job: Job, max_plies: int) -> Played:
             max_plies=max_plies,
             adjudicate=True,
             adjudicate_draws=True,
+            adjudicate_cp=ADJUDICATE_CP,
         )
         mine = points if job.engine_color == 0 else 1 - points
     except Exception as exc:  # a crashed or illegal player: logged, the seat restarted

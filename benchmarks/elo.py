@@ -35,7 +35,12 @@ class EloEstimate:
         if math.isinf(self.mid):
             bound = self.low if self.mid > 0 else self.high
             return f"{'>' if self.mid > 0 else '<'} {bound:+.0f} (95%)"
-        return f"{self.mid:+.0f} (95%: {self.low:+.0f} to {self.high:+.0f})"
+        return f"{_signed(self.mid)} (95%: {_signed(self.low)} to {_signed(self.high)})"
+
+
+def _signed(x: float) -> str:
+    """An Elo figure with its sign, `+0` for an even score (never `-0`)."""
+    return f"{round(x) or 0:+d}"
 
 
 def estimate(points: Sequence[float]) -> EloEstimate:

@@ -323,9 +323,11 @@ def play_game(
     max_plies: int = 400,
     adjudicate: bool = False,
     adjudicate_draws: bool = False,
+    adjudicate_cp: int = ADJUDICATE_CP,
 ) -> tuple[float, str, int]:
     """One game; (White's points, how it ended, plies). `adjudicate` ends a game both
-    players score as won for one side; `adjudicate_draws` one both score as level late."""
+    players score `adjudicate_cp` or more for one side, three moves running each;
+    `adjudicate_draws` one both score as level late."""
     game = Game(variant)
     for text in opening:
         game.play(text, check_marks=False)
@@ -348,7 +350,7 @@ def play_game(
             big[side] = [*big[side][-(ADJUDICATE_MOVES - 1) :], view]
             for sign in (1, -1):
                 if all(
-                    len(b) == ADJUDICATE_MOVES and all(sign * s >= ADJUDICATE_CP for s in b)
+                    len(b) == ADJUDICATE_MOVES and all(sign * s >= adjudicate_cp for s in b)
                     for b in big
                 ):
                     who = "white" if sign > 0 else "black"

@@ -17,6 +17,7 @@ from benchmarks.bench_engine import (
     match_rows,
     speed_positions,
 )
+from benchmarks.elo import estimate
 from benchmarks.match import (
     Choice,
     DriverPlayer,
@@ -147,3 +148,19 @@ def test_fairy_stockfish_at_an_elo_searches_to_its_pick_depth() -> None:
         assert player.depths == [4]
     finally:
         uci.close()
+
+
+def test_an_even_score_reads_plus_zero() -> None:
+    assert estimate([1, 0, 1, 0]).text() == "+0 (95%: -798 to +798)"
+
+
+def test_a_game_both_score_as_won_is_adjudicated_at_the_threshold_given() -> None:
+    chess = load_variant("chess")
+    opening = OPENINGS["chess"][0]
+    white, black = LevelMover(700, 1), LevelMover(-700, 2)  # both: White is 7 Pawns up
+    points, reason, plies = play_game(
+        chess, white, black, opening, adjudicate=True, adjudicate_cp=600
+    )
+    assert (points, reason, plies) == (1.0, "white wins (adjudicated)", len(opening) + 6)
+    _p, reason, _plies = play_game(chess, white, black, opening, max_plies=20, adjudicate=True)
+    assert reason == "draw at the 20-ply cap", "not at the default 10 Pawns"
