@@ -846,10 +846,8 @@ REFUSED: dict[str, str] = {
     "sittuyinPromotion": "Sittuyin's promotion (a Pawn turning into a General in place)",
     "petrifyBlastPieces": "exploding captures (Atomic)",
     "sittuyinRookDrop": "Sittuyin's setup drops",
-    "gating": "gating as Fairy-Stockfish writes it in the castling field (S-Chess)",
     "seirawanGating": "S-Chess gating from the hand",
     "wallOrMove": "walls placed on the board (Duck chess, Atlantis)",
-    "cambodianMoves": "Cambodian's special first moves",
     "passWhite": "passing",
     "passBlack": "passing",
     "passOnStalemate": "passing when stalemated",
@@ -939,6 +937,8 @@ MAPPED = frozenset(
         "countingRule",
         "makpongRule",
         "pass",
+        "cambodianMoves",
+        "gating",
         "shatarMateRule",
         "materialCounting",
         "bikjangRule",
@@ -1316,6 +1316,7 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     display += unused
 
     _soldier_steps(config, source, files, ranks, pieces, regions)
+    _cambodian_moves(config, source, ranks, start, pieces)
     _diagonal_lines(config, source, files, ranks, pieces, regions)
     _piece_promotions(config, source, files, ranks, pieces, regions)
     by_slot = {p.slot: p for p in pieces}
@@ -2100,6 +2101,60 @@ def _start_slots(config: Config) -> set[str]:
     return {slot for slot, s in config.pieces.items() if s.letter in letters}
 
 
+def _cambodian_moves(
+    config: Config, source: str, ranks: int, start: Start, pieces: list[Piece]
+) -> None:
+    """Fairy-Stockfish's cambodianMoves with gating: the files in the castling field are
+    gates on the first rank; a King on its gate may leap mfsN (lost when a Rook checks it),
+    a Fers on its gate jump mfD, both once: Fairy Post's initial-leap and initial move."""
+    gating = _bool(config, "gating", source)
+    if gating != _bool(config, "cambodianMoves", source):
+        key = "gating" if gating else "cambodianMoves"
+        _refuse(
+            config,
+            key,
+            source,
+            "gating as Fairy-Stockfish writes it in the castling field (S-Chess)"
+            if gating
+            else "cambodianMoves without gating (it has no gates to move from)",
+        )
+    if not gating:
+        return
+    if _bool(config, "castling", source):
+        _refuse(config, "gating", source, "gates beside castling in the castling field")
+    by_slot = {p.slot: p for p in pieces}
+    gates = set()
+    for ch in start.castling.strip("-"):
+        if not ch.isalpha() or ch.upper() not in FILE_LETTERS.upper()[:12] or ch in "KQkq":
+            _refuse(
+                config, "startFen", source, f"{ch!r} in the castling field is not a gate's file"
+            )
+        color = 0 if ch.isupper() else 1
+        gates.add((FILE_LETTERS.index(ch.lower()), 0 if color == 0 else ranks - 1, color))
+    on_own = all(
+        start.board.get((f, r), ("", -1)) in (("king", c), ("fers", c)) for f, r, c in gates
+    )
+    king_gates = {(f, r, c) for f, r, c in gates if start.board.get((f, r), ("", c))[0] == "king"}
+    fers_gates = gates - king_gates
+    kings = {(f, r, c) for (f, r), (s, c) in start.board.items() if s == "king"}
+    fers = {(f, r, c) for (f, r), (s, c) in start.board.items() if s == "fers"}
+    if not on_own or (king_gates and king_gates != kings) or (fers_gates and fers_gates != fers):
+        _refuse(
+            config,
+            "startFen",
+            source,
+            "gates other than on every King or every Fers of both sides (Cambodian's first moves)",
+        )
+    if king_gates:
+        rooks = [p.id for p in pieces if p.slot == "rook"]
+        by_slot["king"].entry["initial-leap"] = {
+            "betza": betza_for(fsf_moves(CAMBODIAN_LEAP)[0]),
+            "lost-on-check-by": rooks,
+        }
+    if fers_gates:
+        by_slot["fers"].entry["betza"] = "F imfD"
+
+
 def _piece_promotions(
     config: Config,
     source: str,
@@ -2872,6 +2927,9 @@ PIECE_WRITTEN = frozenset(
         "capture_checker_only",
         "cannot_capture",
         "cannot_hop_over",
+        "initial_leap",
+        "first_leaps",
+        "first_leap_lost_by",
     ]
 )
 FIELD_NAMES = {
@@ -2971,6 +3029,7 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     pawn_rows: set[int] = set()
     initial_pieces = []
     promoted_forms = [p for p in variant.pieces if p.demotes_to is not None]
+    gated = _cambodian_pieces(variant, refuse)
     diagonal: list[PieceType] = []  # pieces with region moves on Janggi's palace lines
     for p in variant.pieces:
         if p.demotes_to is not None:
@@ -3003,6 +3062,8 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
                 "pawn moves beside other moves (Fairy-Stockfish resets the move count on all "
                 "or none)",
             )
+        if p.id in gated and not p.royal:
+            moves = frozenset(m for m in moves if not m[1])  # its jump: cambodianMoves
         if any(m[1] for m in moves):
             initial_pieces.append(p)
         plain = frozenset(m for m in moves if not m[1])
@@ -3127,6 +3188,8 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
     if variant.fast_castling is not None:
         refuse("castling", "Florea's castling")
     castling = _export_castling(variant, letter_of, keys, refuse)
+    if gated:
+        castling = _export_gates(variant, gated, slots, keys, refuse)
     # Start position
     keys["startFen"] = _export_fen(variant, letter_of, castling)
     if variant.check_count:
@@ -3511,6 +3574,71 @@ def _export_diagonal_lines(
                 for side in ("White", "Black"):
                     keys[f"mobilityRegion{side}{cap}"] = _bitboard_text(variant, every)
     return parent
+
+
+CAMBODIAN_LEAP = "mfsN"
+"""The unmoved King's leap of Fairy-Stockfish's cambodianMoves (its Met jumps mfD)."""
+
+
+def _cambodian_pieces(variant: Variant, refuse: Callable[[str, str], NoReturn]) -> set[str]:
+    """The pieces whose first moves are Fairy-Stockfish's cambodianMoves: a royal piece
+    whose first leaps are mfsN and the pieces (its Fers) whose only first move is the
+    jump imfD; empty when the game has no such King."""
+    kings = [p for p in variant.pieces if p.initial_leap is not None]
+    if not kings:
+        return set()
+    king = kings[0]
+    leap = our_moves(king.first_leaps) or frozenset()
+    if (
+        len(kings) > 1
+        or not king.royal
+        or king.initial_leap != "moves"
+        or _normal(leap) != _normal(fsf_moves(CAMBODIAN_LEAP)[0])
+    ):
+        refuse(f"pieces.{king.id}.initial-leap", "first leaps other than Cambodian's King's")
+    jump = _normal(frozenset({("leap", True, False, (0, 2), 0)}))
+    out = {king.id}
+    for p in variant.pieces:
+        moves = our_moves(p.components) or frozenset()
+        first = frozenset(m for m in moves if m[1])
+        if first and _normal(first) == jump and not p.royal:
+            out.add(p.id)
+    return out
+
+
+def _export_gates(
+    variant: Variant,
+    gated: set[str],
+    slots: Mapping[str, str],
+    keys: dict[str, str],
+    refuse: Callable[[str, str], NoReturn],
+) -> str:
+    """Cambodian's first moves as Fairy-Stockfish's gating: the King's leap and the Fers'
+    jump from their squares of the first rank, listed by file in the castling field."""
+    geo = variant.geometry
+    king = next(pid for pid in gated if variant.piece(pid).royal)
+    takers = variant.piece(king).first_leap_lost_by
+    if variant.castling or takers != {pid for pid, s in slots.items() if s == "rook"}:
+        refuse(
+            f"pieces.{king}.initial-leap",
+            "Cambodian's first moves beside castling, or lost to checks by other pieces than "
+            "the Rooks",
+        )
+    if any(slots[pid] not in ("king", "fers") for pid in gated):
+        refuse("pieces", "first jumps of a piece other than the Fers (cambodianMoves)")
+    files = []
+    for color in (0, 1):
+        row = []
+        for sq, pid in variant.army(color):
+            if pid in gated:
+                if geo.row(sq, color) != 1:
+                    refuse(f"pieces.{pid}", "Cambodian's first moves from off the first rank")
+                row.append(FILE_LETTERS[geo.file_of(sq)])
+        text = "".join(sorted(row))
+        files.append(text.upper() if color == 0 else text)
+    keys["gating"] = "true"
+    keys["cambodianMoves"] = "true"
+    return "".join(files)
 
 
 def _immobile_rows_are(variant: Variant, promoting: list[PieceType], rows: frozenset[int]) -> bool:

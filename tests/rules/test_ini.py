@@ -137,6 +137,11 @@ REFUSALS = [
     ("[t:chess]\nnFoldRule = 1\n", "nFoldRule = 1: a position repeated once"),
     ("[t:chess]\ncastling = false\ncastlingWins = q\n", "castlingWins: q: no such castling"),
     ("[t:chess]\ncastlingWins = x\n", "'x' is not K, Q, k or q"),
+    ("[t:chess]\ngating = true\n", "gating as Fairy-Stockfish writes it in the castling field"),
+    ("[t:chess]\ncambodianMoves = true\n", "cambodianMoves without gating"),
+    ("[t:makruk]\ngating = true\ncambodianMoves = true\n"
+     "startFen = rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w Ad - 0 1\n",
+     "gates other than on every King or every Fers"),
 ]  # fmt: skip
 
 
@@ -247,7 +252,7 @@ def test_every_built_in_variant_is_exported_or_refused_by_name() -> None:
     [
         ("bigorra", "a board of 16x16: Fairy-Stockfish's boards are at most 12x10"),
         ("grand-cazaux", "bent riders: Fairy-Stockfish's Betza cannot say them"),
-        ("cambodian", "the King's first leap: Fairy-Stockfish's variants.ini cannot say it"),
+        ("leaping-bat", "a board of 16x12: Fairy-Stockfish's boards are at most 12x10"),
         ("patricia", "royal capture"),
     ],
 )
@@ -278,7 +283,8 @@ def test_opposite_castling_takes_the_other_sides_wing() -> None:
 
 
 @pytest.mark.parametrize(
-    "variant_id", ["makruk", "asean", "makpong", "xiangqi", "shogi", "janggi", "shatar"]
+    "variant_id",
+    ["makruk", "asean", "makpong", "cambodian", "xiangqi", "shogi", "janggi", "shatar"],
 )
 def test_asian_rules_come_back_from_an_export(variant_id: str) -> None:
     """Counting, chasing, Makpong's King and Shogi's promoted forms are written as
@@ -313,6 +319,11 @@ def test_asian_rules_come_back_from_an_export(variant_id: str) -> None:
                 sorted(table[p] for p in v.mate.series_needs),
             ),
             v.bare_king_draw,
+            sorted(
+                (table[p.id], p.initial_leap, sorted(table[t] for t in p.first_leap_lost_by))
+                for p in v.pieces
+                if p.initial_leap
+            ),
         )
 
     assert rules_of(back) == rules_of(variant)
