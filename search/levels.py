@@ -3,9 +3,9 @@
 Every level aims at three plies at least, so that a mate in one or two is seen and played
 and a mate in one against it is seen; on a big board its time may allow less, but depth 1
 always completes (`search.searcher`), so a mate in one is played at every level on every
-board. The budgets: Bigorra 100 plies in reaches depth 6 at level 8 (60 s) and depth 4 at
-level 6 on a loaded two-core machine (benchmarks/bench_clock.py). Beyond that, the low
-levels are weaker on purpose: they may play any move within a margin of the best, drawn
+board. The budgets: Bigorra 100 to 130 plies in reaches depth 7-8 at level 8 (60 s) and
+3-6 at level 6 on a loaded two-core machine (benchmarks/bench_clock.py). Beyond that, the
+low levels are weaker on purpose: they may play any move within a margin of the best, drawn
 at random with a preference for the better ones (the way a club player overlooks a
 quieter, stronger move), and they look less far ahead. The high levels search longer.
 The node budget bounds every level, so a level plays the same on a fast or a busy machine
