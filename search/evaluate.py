@@ -199,6 +199,8 @@ class EvalTables:
             *weights.mobility_eg,
         )
         self.use_mobility = any(weights.mobility_mg) or any(weights.mobility_eg)
+        pawn_weights = self.w_mg[:3] + self.w_eg[:3]
+        self.use_pawns = bool(self.pawn_codes[0] or self.pawn_codes[1]) and any(pawn_weights)
         self.use_danger = bool(weights.danger_mg)
         self.use_shield = bool(weights.shield_mg)
         self._pawn_cache: dict[tuple[frozenset[int], ...], tuple[float, float, float]] = {}
@@ -390,7 +392,7 @@ class EvalTables:
         """The evaluation for the side to move, in centipawns."""
         pmax = self.phase_max
         ph = min(ph, pmax)
-        doubled, isolated, passed = self.pawn_terms(pos) if self.pawn_codes[0] else (0, 0, 0)
+        doubled, isolated, passed = self.pawn_terms(pos) if self.use_pawns else (0, 0, 0)
         w_mg, w_eg = self.w_mg, self.w_eg
         xm = w_mg[0] * doubled + w_mg[1] * isolated + w_mg[2] * passed
         xe = w_eg[0] * doubled + w_eg[1] * isolated + w_eg[2] * passed
