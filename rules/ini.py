@@ -627,6 +627,11 @@ blackDropRegion = *8
 dropOppositeColoredBishop = true
 castlingDroppedPiece = true
 """
+POCKETKNIGHT_INI = """[pocketknight]
+startFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Nn] w KQkq - 0 1
+pieceDrops = true
+capturesToHand = false
+"""
 CHESS_INI = """[chess]
 pawn = p
 knight = n
@@ -1091,6 +1096,12 @@ class Start:
     side: str
     checks: tuple[int, int] | None = None
     hand: tuple[str, ...] = ()  # each side's pieces in hand at the start (slots)
+    black_hand: tuple[str, ...] | None = None  # Black's, where they differ from White's
+
+    @property
+    def any_hand(self) -> frozenset[str]:
+        """The slots either side holds in hand at the start."""
+        return frozenset(self.hand) | frozenset(self.black_hand or ())
 
 
 def _start(config: Config, source: str, files: int, ranks: int) -> Start:
@@ -1104,6 +1115,7 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
         board_text, _, rest = board_text.partition("[")
         pocket = rest.rstrip("]")
     hand: list[str] = []
+    black_hand: list[str] | None = None
     if pocket.strip("-"):
         sides: tuple[list[str], list[str]] = ([], [])
         for token in pocket.strip("-"):
@@ -1112,16 +1124,11 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
                 _refuse(config, "startFen", source, f"{token!r} in hand is not a piece's letter")
             assert slot is not None
             sides[0 if token.isupper() else 1].append(slot)
-        if sorted(sides[0]) != sorted(sides[1]):
-            _refuse(
-                config,
-                "startFen",
-                source,
-                f"pieces in hand at the start that differ between the sides ([{pocket}])",
-            )
         if not _bool(config, "pieceDrops", source):
             _refuse(config, "startFen", source, f"pieces in hand ([{pocket}]) but no drops")
         hand = sorted(sides[0], key=SLOT_ORDER.index)
+        if sorted(sides[0]) != sorted(sides[1]):
+            black_hand = sorted(sides[1], key=SLOT_ORDER.index)
     rows = board_text.split("/")
     if len(rows) != ranks:
         _refuse(config, "startFen", source, f"{len(rows)} ranks, but the board has {ranks}")
@@ -1162,7 +1169,14 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
             checks = (int(m.group(1)), int(m.group(2)))
     if castling and not re.fullmatch(r"-|[KQkqA-La-l]+", castling):
         castling = "-"  # Fairy-Stockfish skips what it cannot read there
-    return Start(board, castling, side, checks, tuple(hand))
+    return Start(
+        board,
+        castling,
+        side,
+        checks,
+        tuple(hand),
+        None if black_hand is None else tuple(black_hand),
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -1343,7 +1357,7 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         rules["captures-to-hand"] = True
         if not _bool(config, "dropLoop", source):
             rules["demote-to-hand"] = True
-    if drops and (to_hand or start.hand):
+    if drops and (to_hand or start.any_hand):
         white = _region(config, "dropRegionWhite", source, files, ranks)
         white = _region(config, "whiteDropRegion", source, files, ranks) if white is None else white
         black = _region(config, "dropRegionBlack", source, files, ranks)
@@ -1563,10 +1577,14 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     if mirrored != black_army:
         lines += ["", "[setup.black]"]
         lines += _setup_lines(black_army, files, token, top_down=True)
-    if start.hand:
+    if start.any_hand:
         # Fairy-Stockfish's pieces in hand at the start: a reserve dropped as a move.
         hand = [by_slot[slot].id for slot in start.hand]
-        lines += ["", "[reserve]", f"pieces = {_toml(hand)}", 'style = "drop"']
+        lines += ["", "[reserve]", f"pieces = {_toml(hand)}"]
+        if start.black_hand is not None:
+            black_hand = [by_slot[slot].id for slot in start.black_hand]
+            lines.append(f"black-pieces = {_toml(black_hand)}")
+        lines.append('style = "drop"')
     if regions:
         lines += ["", "[regions]"]
         lines += [f"{_key(k)} = {_toml(v)}" for k, v in regions.items()]
@@ -2357,7 +2375,7 @@ def _double_step_initial(
             kinds.append("initial")
         elif starts[color]:
             kinds.append("none")
-    if slot in start.hand:
+    if slot in start.any_hand:
         _refuse(
             config,
             key,
@@ -2538,7 +2556,7 @@ def _extinction(
             and value == "loss"
             and extinction["count"] == 0
             and per_side == [1, 1]
-            and not set(slots) & set(start.hand)
+            and not set(slots) & start.any_hand
             and not {by_slot[s].id for s in slots} & promoted_into  # "to" holds ids by now
         ):
             for slot in slots:
@@ -2678,8 +2696,6 @@ def _castling(
         }
     out: list[dict[str, object]] = []
     for king_sq, king_to, rook_sq, rook_to in sorted(moves, key=lambda m: -m[1][0]):
-        if start.board[king_sq][0] != "king" or start.board[rook_sq][0] not in by_slot:
-            pass
         out.append(
             {
                 "king": _square_name(king_sq),
@@ -2726,11 +2742,12 @@ def builtin_parent(name: str, source: str) -> Config:
         raise IniRefusal(source, f"[{name}]", f"no section or Fairy-Stockfish game named {name!r}")
     if name == "chess":
         return apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)
-    if name == "placement":
-        # As Fairy-Stockfish defines it; Fairy Post's own placement keeps its pieces in a
-        # reserve, which the export cannot say.
+    if name in ("placement", "pocketknight"):
+        # As Fairy-Stockfish defines them; Fairy Post's own keep their pieces in a reserve,
+        # which the export cannot say.
         base = apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)
-        return apply_section(base, read_sections(PLACEMENT_INI, source)[0], source)
+        own = PLACEMENT_INI if name == "placement" else POCKETKNIGHT_INI
+        return apply_section(base, read_sections(own, source)[0], source)
     if name in ("atomic", "nocheckatomic"):
         # As Fairy-Stockfish defines them: a Commoner King whose loss loses, and blasts.
         base = apply_section(default_config(), read_sections(CHESS_INI, source)[0], source)

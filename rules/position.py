@@ -194,7 +194,10 @@ class Position:
         for sq in tables.start_virgin:
             pos.virgin[sq] = 1
         for color in (0, 1):
-            for pid in variant.reserve:
+            waiting = variant.reserve
+            if color and variant.reserve_black is not None:
+                waiting = variant.reserve_black
+            for pid in waiting:
                 code = tables.code(pid, color)
                 if variant.reserve_in_hand or variant.reserve_drops:
                     pos.hands[color][tables.hand_type[code]] += 1

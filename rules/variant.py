@@ -434,6 +434,9 @@ class Variant:
     castling_drops: tuple[str, ...] = ()
     """Placement (`[castling] dropped = true`): the royal piece and the Rook piece that,
     dropped on their castling squares, may castle (Fairy-Stockfish's castlingDroppedPiece)."""
+    reserve_black: tuple[str, ...] | None = None
+    """`[reserve] black-pieces` (style drop): Black's pieces in hand at the start when they
+    differ from White's `reserve` (Fairy-Stockfish's startFen ...[LHMMDJ])."""
     reserve_drops: bool = False
     """Pocket Knight: reserve pieces wait in hand and are dropped on any empty square as a
     move (`drop`), whether or not captured pieces go to hand too."""
@@ -1354,15 +1357,19 @@ def _build(
             '[rules.extinction], by a goal-zone, or by having no move: stalemate = "loss")',
         )
     raw_reserve = data.get("reserve")
-    waiting_royals = 0
+    waiting = [0, 0]
     if isinstance(raw_reserve, dict) and raw_reserve.get("style") == "drop":
-        listed = raw_reserve.get("pieces", [])
-        if isinstance(listed, list):
-            waiting_royals = sum(1 for r in listed if r in by_id and by_id[r].royal)
+        for color, key in (
+            (0, "pieces"),
+            (1, "black-pieces" if "black-pieces" in raw_reserve else "pieces"),
+        ):
+            listed = raw_reserve.get(key, [])
+            if isinstance(listed, list):
+                waiting[color] = sum(1 for r in listed if r in by_id and by_id[r].royal)
     for side, army, key in ((0, setup, "setup"), (1, black_setup, "setup.black")):
         if army is None:
-            continue
-        royal_in_setup = sum(1 for _, pid in army if by_id[pid].royal) + waiting_royals
+            army = setup  # Black's army mirrors White's
+        royal_in_setup = sum(1 for _, pid in army if by_id[pid].royal) + waiting[side]
         whose = ("White", "Black")[side]
         if goal == "checkmate" and (royal_in_setup > 1 or (royal_in_setup == 0 and not royal_free)):
             raise VariantError(
@@ -1509,19 +1516,36 @@ def _build(
     reserve_data = data.get("reserve", {})
     if reserve_data is False:
         reserve_data = {}
-    if not isinstance(reserve_data, dict) or set(reserve_data) - {"pieces", "style"}:
+    if not isinstance(reserve_data, dict) or set(reserve_data) - {
+        "pieces",
+        "black-pieces",
+        "style",
+    }:
         raise VariantError(
-            source, "reserve", "a table with the keys 'pieces' and (optionally) 'style'"
+            source,
+            "reserve",
+            "a table with the keys 'pieces', (optionally) 'black-pieces' and 'style'",
         )
-    reserve_list = reserve_data.get("pieces", [])
-    if not isinstance(reserve_list, list) or not all(isinstance(r, str) for r in reserve_list):
-        raise VariantError(source, "reserve.pieces", "must be a list of piece ids")
-    reserve = tuple(reserve_list)
-    for pid in reserve:
-        if pid not in by_id:
-            raise VariantError(source, "reserve.pieces", f"unknown piece {pid!r}")
+    lists: list[tuple[str, ...] | None] = []
+    for key in ("pieces", "black-pieces"):
+        listed = reserve_data.get(key, [] if key == "pieces" else None)
+        if listed is None:
+            lists.append(None)
+            continue
+        if not isinstance(listed, list) or not all(isinstance(r, str) for r in listed):
+            raise VariantError(source, f"reserve.{key}", "must be a list of piece ids")
+        for pid in listed:
+            if pid not in by_id:
+                raise VariantError(source, f"reserve.{key}", f"unknown piece {pid!r}")
+        lists.append(tuple(listed))
+    reserve = lists[0] or ()
+    reserve_black = lists[1]
     style = reserve_data.get("style", "placed")
-    for pid in reserve:
+    if reserve_black is not None and style != "drop":
+        raise VariantError(
+            source, "reserve.black-pieces", "Black's own pieces in hand need style = 'drop'"
+        )
+    for pid in (*reserve, *(reserve_black or ())):
         if by_id[pid].royal and style != "drop":
             raise VariantError(
                 source,
@@ -1631,6 +1655,7 @@ def _build(
         captures_to_hand=flags["captures-to-hand"],
         drop_any_face=flags["drop-any-face"],
         reserve=reserve,
+        reserve_black=reserve_black,
         reserve_in_hand=style == "in-hand",
         reserve_drops=style == "drop",
         must_drop=flags["must-drop"],

@@ -117,8 +117,6 @@ REFUSALS = [
     ("[t:chess]\ncustomPiece1 = g:gQ\n", "grasshoppers (g)"),
     ("[t:chess]\ncustomPiece1 = a:mafsW\n", "Fairy-Stockfish 0.0.90 skips 'a'"),
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1\n", "but no drops"),
-    ("[t:chess]\npieceDrops = true\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qr] w - - 0 1\n",
-     "pieces in hand at the start that differ between the sides"),
     ("[t:chess]\npromotionRegionWhite = *8\npromotionRegionBlack = *1\npromotedPieceType = p:q\n",
      "a Pawn that promotes both as in chess (promotionPieceTypes) and Shogi-style"),
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3 b - - 0 1\n", "Black moving first"),
