@@ -517,6 +517,9 @@ class Config:
     options: dict[str, str] = field(default_factory=dict)
     sets: dict[str, frozenset[str]] = field(default_factory=dict)
     origin: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    promoted: dict[str, str] = field(default_factory=dict)
+    """promotedPieceType by slot: a section adds to its parent's (Fairy-Stockfish keeps
+    the types a child does not name: gorogoroplus's l:g n:g beside gorogoro's p:g s:g)."""
     king_type: str = "king"
     """The predefined piece the King moves as: `wazir` in Fairy-Stockfish's janggi (and so
     along its palace lines too), `custom` for a King given a Betza text."""
@@ -527,6 +530,7 @@ class Config:
             dict(self.options),
             dict(self.sets),
             dict(self.origin),
+            dict(self.promoted),
             self.king_type,
         )
 
@@ -696,6 +700,19 @@ def apply_section(base: Config, section: Section, source: str) -> Config:
         if key in SLOT_ORDER or key in ("maxRank", "maxFile"):
             continue
         where = (section.name, section.lines[key])
+        if key == "promotedPieceType":
+            for token in value.split():
+                a, _, b = token.partition(":")
+                slot_a = config.slot_of(a) if len(a) == 1 else None
+                slot_b = config.slot_of(b) if len(b) == 1 else None
+                if slot_a is None or slot_b is None:
+                    raise IniRefusal(
+                        source,
+                        f"[{section.name}] {key}",
+                        f"{token!r} is not two pieces' letters",
+                        line=where[1],
+                    )
+                config.promoted[slot_a] = slot_b
         target = _set_key(key)
         if target is None:
             config.options[key] = value
@@ -1879,11 +1896,7 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
     if "king" not in config.pieces:
         pass  # a game without a King: Fairy Post's loader says what it needs
     ids = {p.slot: p.id for p in out}
-    shogi_style = {  # Pawns that promotedPieceType promotes (its `p:c`)
-        config.slot_of(token[0])
-        for token in config.options.get("promotedPieceType", "").split()
-        if len(token) == 3 and token[1] == ":"
-    }
+    shogi_style = set(config.promoted)  # Pawns that promotedPieceType promotes (`p:c`)
     for p in out:
         promotion = p.entry.get("promotion")
         if isinstance(promotion, dict):
@@ -2080,7 +2093,7 @@ def _diagonal_lines(
         p.entry["region-moves"] = (existing if isinstance(existing, list) else []) + extra
 
 
-def _piece_limit(config: Config, source: str, slot: str, promoted: str) -> int:
+def _piece_limit(config: Config, source: str, slot: str) -> int:
     """promotionLimit for a type that promotedPieceType makes (0: none). Fairy-Stockfish
     counts every piece of the type, Fairy Post the promoted forms of one piece: they agree
     when that piece is the only way to the type (none at the start, none a Pawn's choice,
@@ -2092,8 +2105,7 @@ def _piece_limit(config: Config, source: str, slot: str, promoted: str) -> int:
             counts[slot] = int(count)
     if slot not in counts:
         return 0
-    letter = config.pieces[slot].letter
-    sources = [t for t in promoted.split() if t.partition(":")[2] == letter]
+    sources = [a for a, b in config.promoted.items() if b == slot and a in config.pieces]
     start = _start_slots(config)
     if (
         len(sources) != 1
@@ -2184,10 +2196,9 @@ def _piece_promotions(
     """Fairy-Stockfish's promotedPieceType (`r:t`): Shogi's promotion. A move that starts
     or ends in the promotion region may promote the piece into a piece of its own that
     moves as the other type and, captured, goes to the hand as the piece it was."""
-    value = config.options.get("promotedPieceType", "").strip()
-    if not value or value == "-":
-        return
     by_slot = {p.slot: p for p in pieces}
+    if not any(slot in by_slot for slot in config.promoted):
+        return
     white = _region(config, "promotionRegionWhite", source, files, ranks)
     black = _region(config, "promotionRegionBlack", source, files, ranks)
     if white is None:  # Fairy-Stockfish's template: rank 8 and rank 1
@@ -2202,13 +2213,13 @@ def _piece_promotions(
     on_capture = _bool(config, "piecePromotionOnCapture", source)
     demotion = _bool(config, "pieceDemotion", source)
     extinct = {piece_set(config, "extinctionPieceTypes", c) for c in (0, 1)}
-    for token in value.split():
-        a, _, b = token.partition(":")
-        slot_a = config.slot_of(a) if len(a) == 1 else None
-        slot_b = config.slot_of(b) if len(b) == 1 else None
-        if slot_a is None or slot_b is None or slot_a not in by_slot or slot_b not in by_slot:
-            _refuse(config, "promotedPieceType", source, f"{token!r} is not two pieces' letters")
-        assert slot_a is not None and slot_b is not None
+    for slot_a, slot_b in sorted(config.promoted.items(), key=lambda kv: SLOT_ORDER.index(kv[0])):
+        if slot_a not in by_slot:
+            continue  # a piece the section took away
+        b = config.pieces[slot_b].letter if slot_b in config.pieces else "?"
+        token = f"{config.pieces[slot_a].letter}:{b}"
+        if slot_b not in by_slot:
+            _refuse(config, "promotedPieceType", source, f"{token}: into a piece taken away")
         pawn_rows = by_slot[slot_a].entry.get("promotion")
         if isinstance(pawn_rows, dict) and pawn_rows.get("to"):
             _refuse(
@@ -2242,7 +2253,7 @@ def _piece_promotions(
         written = betza_for(target.moves)
         if written is None:
             _refuse(config, "promotedPieceType", source, f"{token}: no Fairy Post Betza for {b}")
-        limit = _piece_limit(config, source, slot_b, value)
+        limit = _piece_limit(config, source, slot_b)
         origin = by_slot[slot_a]
         new_id = f"promoted-{origin.id}"
         promo: dict[str, object] = {"to": [new_id], "zone": "promotion-zone"}
