@@ -18,12 +18,15 @@ deadline counted from the moment of asking), on whatever load the machine carrie
 The goal: no answer more than 5% past its budget. The full run takes about a quarter of an
 hour (the levels' budgets add up to 104 s a position, most answers come sooner); `--quick`
 asks levels 1 and 4 with half a second each, on one position a variant. Run alone:
-`python -m benchmarks --only clock`.
+`python -m benchmarks --only clock`; FAIRYPOST_CLOCK_VARIANTS (`bigorra,chess`) and
+FAIRYPOST_CLOCK_LEVELS (`1,4`) narrow a run to some variants and levels (the cold rows are
+always measured, at level 1).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from dataclasses import dataclass
@@ -160,11 +163,23 @@ def late(a: Answer) -> str:
     return f"+{100 * a.overrun:.1f}% ({a.took:.2f} s of {a.budget:g} s)"
 
 
+def _narrowed(name: str) -> list[str] | None:
+    """The comma-separated values of environment variable `name`, None when unset."""
+    text = os.environ.get(name, "").strip()
+    return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+
 def run(quick: bool = False) -> list[Row]:
     levels = QUICK_LEVELS if quick else tuple(sorted(LEVELS))
+    only_levels = _narrowed("FAIRYPOST_CLOCK_LEVELS")
+    if only_levels is not None:
+        levels = tuple(int(x) for x in only_levels)
+    only_variants = _narrowed("FAIRYPOST_CLOCK_VARIANTS")
     movetime = QUICK_MOVETIME if quick else None
     rows = []
     for variant_id, plies in VARIANTS.items():
+        if only_variants is not None and variant_id not in only_variants:
+            continue
         chosen = plies[:1] if quick else plies
         positions = [engine_game(variant_id, n // 4 if quick else n) for n in chosen]
         if variant_id == "bigorra":

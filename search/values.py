@@ -32,10 +32,12 @@ board is full and walks to the centre in the ending.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import cache
 
-from rules.betza import Component, parse_betza
+from rules.betza import Component, Vector, parse_betza
 from rules.geometry import Geometry
 from rules.tables import CAPTURE, MOVE, Extras, SquareMoves, compile_square
 from rules.variant import PieceType, Variant
@@ -120,29 +122,115 @@ def _weighted_targets(sm: SquareMoves) -> list[tuple[int, float, int]]:
     return out
 
 
+Symmetry = tuple[bool, int, int]
+"""A symmetry of the board: whether it swaps files and ranks, then the signs of x and y."""
+_SYMMETRIES: tuple[Symmetry, ...] = tuple(
+    (t, sx, sy) for t in (False, True) for sx in (1, -1) for sy in (1, -1)
+)
+
+
+def _turned(v: Vector, g: Symmetry) -> Vector:
+    t, sx, sy = g
+    x, y = (v[1], v[0]) if t else v
+    return (sx * x, sy * y)
+
+
+def _shape(c: Component, g: Symmetry) -> Hashable:
+    """A component turned by `g`, in a form where the order of its paths does not count."""
+    return (
+        c.kind,
+        frozenset(_turned(v, g) for v in c.vectors),
+        c.move,
+        c.capture,
+        c.initial,
+        c.range,
+        tuple(
+            sorted((_turned(f, g), tuple(sorted(_turned(v, g) for v in ss))) for f, ss in c.second)
+        ),
+        tuple(sorted(tuple(_turned(v, g) for v in path) for path in c.paths)),
+        c.min_move_steps,
+        c.pawnlike,
+        c.rows,
+    )
+
+
+def symmetries(geo: Geometry, components: tuple[Component, ...]) -> tuple[Symmetry, ...]:
+    """The symmetries of the board that map the piece's moves onto themselves (the identity
+    first): a Queen has all eight on a square board, a Pawn the mirror of its files. Its
+    reach from a square is then its reach from every image of that square, so `reach`
+    walks one square of each orbit. Moves bound to rows (`rows`) keep the ranks fixed."""
+    identity = Counter(_shape(c, _SYMMETRIES[0]) for c in components)
+    rows = any(c.rows for c in components)
+    return tuple(
+        g
+        for g in _SYMMETRIES
+        if not (g[0] and geo.files != geo.ranks)
+        and not (rows and (g[0] or g[2] < 0))
+        and Counter(_shape(c, g) for c in components) == identity
+    )
+
+
+@cache
+def _square_map(geo: Geometry, g: Symmetry) -> tuple[int, ...]:
+    """Where `g` (about the board's centre) takes each square."""
+    t, sx, sy = g
+    out = []
+    for sq in range(geo.size):
+        f, r = geo.file_of(sq), geo.rank_of(sq)
+        if t:
+            f, r = r, f
+        if sx < 0:
+            f = geo.files - 1 - f
+        if sy < 0:
+            r = geo.ranks - 1 - r
+        out.append(geo.index(f, r))
+    return tuple(out)
+
+
 def reach(
     geo: Geometry,
     components: tuple[Component, ...],
     mask: frozenset[int] | None = None,
     extras: Extras = (),
+    *,
+    turned: bool = True,
 ) -> Reach:
     """Weighted reach of a White piece with these components on an empty board of `geo`,
     confined to `mask` (its region: averaged over the squares it can stand on) and with its
     region moves `extras`. Initial-only and once-per-game moves are left out: they are not
-    what a piece is worth."""
+    what a piece is worth.
+
+    A free piece is measured on one square of each orbit of its symmetries (a quarter to an
+    eighth of the board for most pieces), each image taking the same figures turned: the
+    sums then add in another order than square by square (the same to 1e-12). `turned`
+    False walks every square (what the tests compare with)."""
     comps = tuple(c for c in components if not c.initial)
     size = geo.size
-    moves = captures = forward = backward = 0.0
-    per_square: list[float] = []
-    neighbours: list[set[int]] = [set() for _ in range(size)]
+    free = turned and mask is None and not extras
+    group = symmetries(geo, comps) if free else _SYMMETRIES[:1]
+    maps = [_square_map(geo, g) for g in group]
     stands = [o for o in range(size) if mask is None or o in mask]
-    for o in range(size):
-        if mask is not None and o not in mask:
-            per_square.append(-1.0)  # never there: filled with the mean below
+    # Each square's representative (the first square of its orbit) and the symmetry taking
+    # the representative there.
+    rep = [-1] * size
+    turn = [0] * size
+    for o in stands:
+        if rep[o] < 0:
+            for gi, image in enumerate(maps):
+                if rep[image[o]] < 0:
+                    rep[image[o]] = o
+                    turn[image[o]] = gi
+    moves = captures = forward = backward = 0.0
+    per_square = [-1.0] * size  # never there (outside the region): filled with the mean below
+    targets: dict[int, list[int]] = {}  # a representative's destinations
+    for o in stands:
+        if rep[o] != o:
             continue
         sm = compile_square(geo, comps, (), 0, o, mask, extras)
-        oy = geo.rank_of(o)
-        here = 0.0
+        files = geo.files
+        oy, ox = divmod(o, files)
+        here = m_sum = c_sum = 0.0
+        by_sign = [0.0, 0.0, 0.0, 0.0]  # weight going up, down, right, left
         # Two ways to one square (a circular rider both ways round, Q and AD) count as the
         # chance that either is open, not twice.
         closed: dict[tuple[int, int], float] = {}
@@ -150,26 +238,79 @@ def reach(
             for m in (MOVE, CAPTURE):
                 if mode & m:
                     closed[d, m] = closed.get((d, m), 1.0) * (1 - w)
+        dests = []
         for (d, mode), shut in closed.items():
             w = 1 - shut
             if mode & MOVE:
-                moves += w
+                m_sum += w
                 here += w / 2
             if mode & CAPTURE:
-                captures += w
+                c_sum += w
                 here += w / 2
-            dy = geo.rank_of(d) - oy
-            if dy > 0:
-                forward += w
-            elif dy < 0:
-                backward += w
-            neighbours[o].add(d)
-            neighbours[d].add(o)
-        per_square.append(here)
+            dy, dx = divmod(d, files)
+            dy -= oy
+            dx -= ox
+            if dy:
+                by_sign[0 if dy > 0 else 1] += w
+            if dx:
+                by_sign[2 if dx > 0 else 3] += w
+            dests.append(d)
+        targets[o] = dests
+        for gi, image in enumerate(maps):
+            s = image[o]
+            if rep[s] != o or turn[s] != gi:
+                continue
+            t, _sx, sy = group[gi]
+            up, down = (by_sign[2], by_sign[3]) if t else (by_sign[0], by_sign[1])
+            if sy < 0:
+                up, down = down, up
+            moves += m_sum
+            captures += c_sum
+            forward += up
+            backward += down
+            per_square[s] = here
     inside = [w for w in per_square if w >= 0]
     mean = sum(inside) / len(inside) if inside else 0.0
     per_square = [w if w >= 0 else mean for w in per_square]
-    # The share of the board reachable from a square, moving back and forth (colour binding).
+
+    def reached(s: int) -> list[int]:
+        m = maps[turn[s]]
+        return [m[d] for d in targets[rep[s]]]
+
+    total = forward + backward
+    count = len(stands) or 1
+    return Reach(
+        moves=moves / count,
+        captures=captures / count,
+        forward_share=(forward - backward) / total if total else 0.0,
+        # Relative to the squares it may stand on (its region, for a confined piece).
+        board_share=_board_share(size, stands, reached, whole=mask is None),
+        per_square=tuple(per_square),
+    )
+
+
+def _board_share(
+    size: int, stands: list[int], reached: Callable[[int], list[int]], whole: bool
+) -> float:
+    """The mean share of the squares it may stand on that a piece can visit from one of
+    them, moving back and forth (a Bishop 0.5). `whole`: it may stand anywhere, so that when
+    its moves lead from the first square everywhere, nothing is bound."""
+    count = len(stands) or 1
+    if whole and stands:
+        seen = {stands[0]}
+        todo = [stands[0]]
+        while todo and len(seen) < size:
+            for d in reached(todo.pop()):
+                if d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        if len(seen) == size:
+            return 1.0
+    neighbours: list[set[int]] = [set() for _ in range(size)]
+    for o in stands:
+        for d in reached(o):
+            neighbours[o].add(d)
+            neighbours[d].add(o)
     component_size = [0] * size
     for s in stands:
         if component_size[s]:
@@ -185,16 +326,7 @@ def reach(
             i += 1
         for m in members:
             component_size[m] = len(members)
-    total = forward + backward
-    count = len(stands) or 1
-    return Reach(
-        moves=moves / count,
-        captures=captures / count,
-        forward_share=(forward - backward) / total if total else 0.0,
-        # Relative to the squares it may stand on (its region, for a confined piece).
-        board_share=sum(component_size[s] for s in stands) / count / count,
-        per_square=tuple(per_square),
-    )
+    return sum(component_size[s] for s in stands) / count / count
 
 
 def _raw_piece_worth(r: Reach, bound: bool = True) -> float:

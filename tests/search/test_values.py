@@ -8,7 +8,7 @@ import pytest
 from rules.betza import parse_betza
 from rules.geometry import Geometry
 from rules.variant import load_variant, variant_ids
-from search.values import KNIGHT, piece_values, reach
+from search.values import KNIGHT, Reach, piece_values, reach, symmetries
 
 
 def values(variant: str) -> dict[str, int]:
@@ -68,3 +68,49 @@ def test_two_sided_pieces_are_worth_the_mean_of_their_faces() -> None:
     v = values("patricia")
     assert v["bishop"] == v["rook"]  # the Bishop turns into a Rook and back
     assert v["king"] == v["queen"] == 0
+
+
+def _walked_alike(a: Reach, b: Reach) -> None:
+    for field in ("moves", "captures", "forward_share", "board_share"):
+        assert getattr(a, field) == pytest.approx(getattr(b, field), rel=1e-9, abs=1e-12), field
+    assert a.per_square == pytest.approx(b.per_square, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["chess", "shako", "grand", "xiangqi", "shogi", "bigorra"])
+def test_walking_one_square_of_each_orbit_finds_what_every_square_finds(variant: str) -> None:
+    v = load_variant(variant)
+    geo = v.geometry
+    for p in v.pieces:
+        mask = v.region(p.region).of(0) if p.region else None
+        extras = tuple((v.region(rm.region).of(0), rm.components) for rm in p.region_moves)
+        turned = reach(geo, p.components, mask, extras)
+        walked = reach(geo, p.components, mask, extras, turned=False)
+        _walked_alike(turned, walked)
+
+
+@pytest.mark.parametrize(
+    ("betza", "square", "oblong"),
+    [
+        ("Q", 8, 4),
+        ("N", 8, 4),
+        ("fmW fcF", 2, 2),  # the Pawn: only its files mirror
+        ("fR", 2, 2),
+        ("rN", 2, 2),  # its right-hand moves turned over are left-hand ones
+        ("frN", 2, 1),  # (1, 2) and (2, 1): only the swap of files and ranks
+        ("WnA", 8, 4),
+        ("fsW bF", 2, 2),
+        ("vRsN", 4, 4),  # files and ranks mirror, but not swap
+    ],
+)
+def test_symmetries_are_those_of_the_moves(betza: str, square: int, oblong: int) -> None:
+    comps = parse_betza(betza)
+    assert len(symmetries(Geometry(12, 12), comps)) == square
+    assert len(symmetries(Geometry(12, 8), comps)) == oblong
+    for geo in (Geometry(12, 12), Geometry(12, 8), Geometry(5, 7)):
+        _walked_alike(reach(geo, comps), reach(geo, comps, turned=False))
+
+
+def test_a_move_bound_to_rows_keeps_the_ranks() -> None:
+    v = load_variant("horde")
+    pawn = next(p for p in v.pieces if any(c.rows for c in p.components))
+    assert all(g[2] > 0 and not g[0] for g in symmetries(v.geometry, pawn.components))
