@@ -524,6 +524,37 @@ class Tables:
         found = self.special_at[code][o]
         if found is not None:
             return found
+        if self.turns_white(code):
+            # Black's piece on `o` is White's on the square opposite, the board turned round.
+            last = self.geo.size - 1
+            out = {
+                last - dest: [
+                    (kind, tuple(tuple(last - s for s in alt) for alt in alts))
+                    for kind, alts in conds
+                ]
+                for dest, conds in self.special_map(code ^ 1, last - o).items()
+            }
+        else:
+            out = self.walk_special_map(code, o)
+        self.special_at[code][o] = out
+        return out
+
+    def turns_white(self, code: int) -> bool:
+        """Whether Black's special map of `code` is White's turned round: the same moves
+        with no region (a region's mirror is not its turn) and no screens named by code."""
+        white = code ^ 1
+        return bool(
+            code & 1
+            and self.mask[code] is None
+            and self.mask[white] is None
+            and not self.extras[code]
+            and not self.extras[white]
+            and self.forward[code] == self.forward[white]
+            and not (self.no_screen and (self.no_screen[code] or self.no_screen[white]))
+        )
+
+    def walk_special_map(self, code: int, o: int) -> SpecialMap:
+        """`special_map` compiled from the piece's moves on `o` (not cached)."""
         out: SpecialMap = {}
         comps = self.forward[code]
         if comps is None:
@@ -564,7 +595,6 @@ class Tables:
             if mode & CAPTURE:
                 kind = 2 if condition & COND_ONCE else 3
                 out.setdefault(dest, []).append((kind, alts or ((),)))
-        self.special_at[code][o] = out
         return out
 
     def special_lines(self, king: int, by: int) -> frozenset[int]:
