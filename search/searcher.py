@@ -352,18 +352,29 @@ class Searcher:
 
     def _losing(self, c: int, gain: int) -> bool:
         """A static exchange test, in its simplest variant-general form: the moving piece
-        is worth more than what it wins and the enemy attacks the square it lands on."""
+        is worth more than what it wins and the enemy attacks the square it lands on. The
+        attack is read on the board after the move: leaving its square the piece may open
+        a line behind it, or take away (or give) an enemy hopper's screen, as a Cannon's."""
         pos = self.pos
         kind = (c >> KIND_SHIFT) & 7
         if kind != NORMAL_KIND:
             return False
-        piece = pos.board[c & 0xFF]
+        board = pos.board
+        o = c & 0xFF
+        piece = board[o]
         if not piece:
             return False
         worth = self.et.value[piece]
         if worth <= gain:
             return False
-        return pos.attacked((c >> 8) & 0xFF, pos.side ^ 1)
+        d = (c >> 8) & 0xFF
+        victim = board[d]
+        board[o] = 0
+        board[d] = piece
+        attacked = pos.attacked(d, pos.side ^ 1)
+        board[o] = piece
+        board[d] = victim
+        return attacked
 
     def _quiets(self, moves: list[int], hmove: int, ply: int) -> list[int]:
         """Quiet moves: the killers first, then by history."""

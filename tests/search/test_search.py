@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.game import Game
+from rules.notation import coordinates
 from rules.outcome import Outcome, Termination
 from rules.position import Position
 from rules.postext import parse_position
@@ -245,3 +246,23 @@ def test_table_entries_round_trip(move: int, score: int, depth: int, flag: int, 
 def test_evaluation_tables_are_cached_per_variant() -> None:
     pos = Position.start("grand")
     assert eval_tables(pos.t) is eval_tables(Position.start("grand").t)
+
+
+def _capture(pos: Position, move: str) -> int:
+    return next(c for c in pos.capture_codes() if coordinates(pos, c) == move)
+
+
+def test_the_exchange_test_reads_the_board_after_the_capture() -> None:
+    """A Cannon's screen leaving (the Chariot takes the Horse it stood in front of: the
+    Cannon behind can no longer take back) is no loss; a Cannon's capture that becomes the
+    screen-less target of the enemy Cannon behind it (it left the line the enemy needed
+    as a screen) loses the Cannon for a Soldier."""
+    searcher = Searcher(parse_position("xiangqi", "4k4/9/9/9/4h4/9/4R4/9/4c4/3K5 w - - 0 1"))
+    value = searcher.et.value
+    take_horse = _capture(searcher.pos, "e4e6")
+    horse = value[searcher.pos.board[(take_horse >> 8) & 0xFF]]
+    assert not searcher._losing(take_horse, horse)
+    searcher = Searcher(parse_position("xiangqi", "4k4/9/9/4p4/9/4p4/9/4C4/9/3Kc4 w - - 0 1"))
+    take_soldier = _capture(searcher.pos, "e3e7")
+    soldier = searcher.et.value[searcher.pos.board[(take_soldier >> 8) & 0xFF]]
+    assert searcher._losing(take_soldier, soldier)
