@@ -132,6 +132,9 @@ JANGGI_TYPES = {
 }
 """The pieces of Fairy Post's janggi that its material points value -> the piece types
 Fairy-Stockfish's materialCounting = janggi counts (the points are that game's)."""
+DRAW_ODDS = {"blackdrawodds": 1.0, "whitedrawodds": -1.0}
+"""Fairy-Stockfish's materialCounting that gives every draw by rule to one side -> the
+`black-bonus` of material points without pieces that says the same."""
 DIAGONAL_MOVES = {"wazir": "F", "soldier": "fF", "rook": "B", "janggiCannon": "pB"}
 """What Fairy-Stockfish's piece types add on its diagonalLines squares (Janggi's palace
 lines); a King moving as its Wazir adds the Wazir's."""
@@ -1513,13 +1516,17 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
             if JANGGI_TYPES[pid] in by_slot
         }
         rules["material-points"] = {"pieces": values, "black-bonus": points.black_bonus}
+    elif material in DRAW_ODDS:
+        # Fairy-Stockfish gives the draws by rule (and the drawn stalemates) to one side:
+        # no piece counts, and the bonus alone decides.
+        rules["material-points"] = {"pieces": {}, "black-bonus": DRAW_ODDS[material]}
     elif material != "none":
         _refuse(
             config,
             "materialCounting",
             source,
             f"materialCounting = {material} (adjudication by counting material other than "
-            "Janggi's) is not something Fairy Post plays",
+            "Janggi's or draw odds) is not something Fairy Post plays",
         )
     if _bool(config, "shatarMateRule", source):
         forbidden, series = SHATAR_TYPES
@@ -3301,7 +3308,14 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
         keys["bikjangRule"] = "true"
     if variant.move_repetition == "loss":
         keys["moveRepetitionIllegal"] = "true"
-    if variant.points is not None:
+    odds: dict[float, str] = {bonus: word for word, bonus in DRAW_ODDS.items()}
+    if (
+        variant.points is not None
+        and not any(value for _, value in variant.points.values)
+        and variant.points.black_bonus in odds
+    ):
+        keys["materialCounting"] = odds[variant.points.black_bonus]
+    elif variant.points is not None:
         janggi = load_variant(WAZIR_KING_GAME).points
         assert janggi is not None
         ours = {slots[pid]: value for pid, value in variant.points.values if value}

@@ -389,10 +389,11 @@ class Points:
     black_bonus: float = 0.0
 
 
-def wins_without_royal(extinction: bool, zone: bool, stalemate: str) -> bool:
-    """Without royal pieces a game is still won: by extinction, by a goal zone, or by
-    leaving the other side without a move (Hexapawn, Nim)."""
-    return extinction or zone or stalemate in ("loss", "win", "fewer-pieces")
+def wins_without_royal(extinction: bool, zone: bool, stalemate: str, points: bool = False) -> bool:
+    """Without royal pieces a game is still won: by extinction, by a goal zone, by
+    leaving the other side without a move (Hexapawn, Nim), or on material points where a
+    stalemate would be drawn (Fairy-Stockfish's draw odds: Capture the Queen)."""
+    return extinction or zone or points or stalemate in ("loss", "win", "fewer-pieces")
 
 
 @dataclass(frozen=True, eq=False)
@@ -553,7 +554,10 @@ class Variant:
     def royal_free(self) -> bool:
         """Whether a side may have no royal piece (see `wins_without_royal`)."""
         return wins_without_royal(
-            self.extinction is not None, self.zone is not None, self.stalemate
+            self.extinction is not None,
+            self.zone is not None,
+            self.stalemate,
+            self.points is not None and self.stalemate == "draw",
         )
 
     def region(self, name: str) -> Region:
@@ -1346,7 +1350,10 @@ def _build(
     extinction = _build_extinction(rules.get("extinction"), source, by_id)
     royals = [p for p in pieces if p.royal]
     royal_free = wins_without_royal(
-        extinction is not None, rules.get("goal-zone") not in (None, False), stalemate
+        extinction is not None,
+        rules.get("goal-zone") not in (None, False),
+        stalemate,
+        rules.get("material-points") not in (None, False) and stalemate == "draw",
     )
     if not royals and not royal_free:
         raise VariantError(
@@ -2079,14 +2086,14 @@ def _build_display(
 
 def _build_points(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Points | None:
     """`material-points = { pieces = { chariot = 13, ... }, black-bonus = 1.5 }`: pieces
-    not listed count 0."""
+    not listed count 0 (none listed: the bonus alone decides, Fairy-Stockfish's draw odds)."""
     if raw is None or raw is False:
         return None
     key = "rules.material-points"
     if not isinstance(raw, dict) or set(raw) - {"pieces", "black-bonus"}:
         raise VariantError(source, key, "a table with pieces and (optionally) black-bonus")
     table = raw.get("pieces")
-    if not isinstance(table, dict) or not table:
+    if not isinstance(table, dict):
         raise VariantError(source, f"{key}.pieces", "must give points by piece id")
     values = []
     for pid, value in table.items():
