@@ -1944,7 +1944,8 @@ def _promotion_regions(
 
 def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tuple[list[int], bool]:
     """The promotion rows (from each owner's side) and whether promotion is compulsory."""
-    if "promotionRank" in config.options:
+    legacy = "promotionRank" in config.options
+    if legacy and not {"promotionRegionWhite", "promotionRegionBlack"} <= config.options.keys():
         _refuse(config, "promotionRank", source, "an old option: write promotionRegionWhite/Black")
     white, black = _promotion_regions(config, source, files, ranks)
     rows_w = _rank_rows(white, files, ranks, 0)
@@ -1953,6 +1954,11 @@ def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tupl
         key = "promotionRegionWhite" if rows_w is None else "promotionRegionBlack"
         _refuse(config, key, source, "a promotion region that is not whole ranks")
     assert rows_w is not None and rows_b is not None
+    if legacy and not rows_w == rows_b == list(
+        range(_int(config, "promotionRank", source), ranks + 1)
+    ):
+        # Beside the regions (as export_ini writes it for older engines) it must say the same.
+        _refuse(config, "promotionRank", source, "other rows than promotionRegionWhite/Black")
     if rows_w != rows_b:
         # Different far ranks for each side: a promotion zone (a region per side) says
         # it, as long as no promoting piece can step back out of it (see _pieces).
@@ -2313,6 +2319,9 @@ def _double_step(
     starts in the region and cannot come back to it: `initial`; `none` without any.
     Otherwise a region of whole ranks, the same rows for both sides, for a piece whose
     only initial move is the double step, is `double-step-rows` (the rows it returns)."""
+    if "doubleStepRank" in config.options or "doubleStepRankMin" in config.options:
+        regions = _double_step_regions(config, source, files, ranks)
+        _legacy_double_step(config, source, files, ranks, regions)
     try:
         return _double_step_initial(config, source, start, slot, files, ranks, moves)
     except IniRefusal:
@@ -2340,6 +2349,33 @@ def _double_step_regions(
     )
 
 
+def _legacy_double_step(
+    config: Config,
+    source: str,
+    files: int,
+    ranks: int,
+    regions: tuple[frozenset[Square], frozenset[Square]],
+) -> None:
+    """The old keys are read only beside both regions (as export_ini writes them for older
+    engines), and only when they name the regions' single rank: otherwise refused."""
+    options = config.options
+    if not {"doubleStepRegionWhite", "doubleStepRegionBlack"} <= options.keys():
+        _refuse(
+            config, "doubleStepRank", source, "an old option: write doubleStepRegionWhite/Black"
+        )
+    named = {
+        _int(config, k, source) for k in ("doubleStepRank", "doubleStepRankMin") if k in options
+    }
+    row = min(named)
+    same = (
+        len(named) == 1
+        and regions[0] == frozenset((f, row - 1) for f in range(files))
+        and regions[1] == frozenset((f, ranks - row) for f in range(files))
+    )
+    if not same:
+        _refuse(config, "doubleStepRank", source, "another rank than doubleStepRegionWhite/Black")
+
+
 def _double_step_initial(
     config: Config,
     source: str,
@@ -2351,10 +2387,6 @@ def _double_step_initial(
 ) -> str:
     if not _bool(config, "doubleStep", source):
         return "none"
-    if "doubleStepRank" in config.options or "doubleStepRankMin" in config.options:
-        _refuse(
-            config, "doubleStepRank", source, "an old option: write doubleStepRegionWhite/Black"
-        )
     regions = _double_step_regions(config, source, files, ranks)
     if not regions[0] and not regions[1]:
         return "none"
@@ -2775,7 +2807,9 @@ def builtin_parent(name: str, source: str) -> Config:
         variant = load_variant(vid)
         if variant.fsf_variant == name or (vid == name and variant.fsf_variant is None):
             try:
-                text = export_ini(variant, name=f"{name}-parent")
+                # Without the older keys: a section inherits the parent's rules (the regions),
+                # not its keys, so a child's own regions are not held to the parent's ranks.
+                text = export_ini(variant, name=f"{name}-parent", older_keys=False)
             except IniRefusal as exc:
                 raise IniRefusal(
                     source,
@@ -3029,9 +3063,10 @@ def _unwritten(obj: object, written: frozenset[str]) -> list[str]:
     return out
 
 
-def export_ini(variant: Variant, name: str | None = None) -> str:
+def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = True) -> str:
     """`variant` as a variants.ini section that Fairy-Stockfish 0.0.90 loads and plays the
-    same way (IniRefusal naming what its format cannot say)."""
+    same way (IniRefusal naming what its format cannot say). `older_keys`: also the keys
+    older engines read where they say exactly the same (`_with_older_keys`)."""
     from rules.fsf import letters as fsf_letters
 
     source = variant.id
@@ -3373,8 +3408,41 @@ def export_ini(variant: Variant, name: str | None = None) -> str:
             "such rule (the moves are the same)."
         )
     lines.append(f"[{title}:{parent}]" if parent else f"[{title}]")
+    if older_keys:
+        keys = _with_older_keys(keys, ranks)
     lines += [f"{k} = {v}" for k, v in keys.items()]
     return "\n".join(lines) + "\n"
+
+
+def _whole_ranks(text: str | None) -> list[int] | None:
+    """The ranks of a region written as whole ranks only (`*8 *9 *10`), else None."""
+    tokens = (text or "").split()
+    if not tokens or not all(re.fullmatch(r"\*\d+", t) for t in tokens):
+        return None
+    return sorted(int(t[1:]) for t in tokens)
+
+
+def _with_older_keys(keys: dict[str, str], ranks: int) -> dict[str, str]:
+    """`keys` with, after each region, the older key that says exactly the same where there
+    is one, so engines older than the regions (Debian's fairy-stockfish 11.1 ignores
+    `promotionRegion*` and `doubleStepRegion*`) read the same rules; newer ones (pyffish
+    0.0.90) turn these keys back into the same regions. Promotion: the far ranks from
+    `promotionRank` on; double steps: the one rank `doubleStepRank` (newer engines take the
+    ranks from `doubleStepRankMin` to it, so both are written)."""
+    out: dict[str, str] = {}
+    for key, value in keys.items():
+        out[key] = value
+        if key not in ("promotionRegionBlack", "doubleStepRegionBlack"):
+            continue
+        white = _whole_ranks(keys.get(key.replace("Black", "White")))
+        black = _whole_ranks(value)
+        if white is None or black != sorted(ranks + 1 - r for r in white):
+            continue  # not the same ranks from each side: no older key says it
+        if key == "promotionRegionBlack" and white == list(range(white[0], ranks + 1)):
+            out["promotionRank"] = str(white[0])
+        elif key == "doubleStepRegionBlack" and len(white) == 1:
+            out["doubleStepRank"] = out["doubleStepRankMin"] = str(white[0])
+    return out
 
 
 def _export_promoted_forms(

@@ -228,6 +228,45 @@ def test_exported_variants_count_as_fairy_stockfish_and_come_back(
     assert [perft(Game(back).position, d) for d in (1, 2)] == wanted[:2]
 
 
+@pytest.mark.parametrize(
+    ("variant_id", "older"),
+    [
+        ("shako", ["promotionRank = 10", "doubleStepRank = 3", "doubleStepRankMin = 3"]),
+        ("grand", ["promotionRank = 8", "doubleStepRank = 3", "doubleStepRankMin = 3"]),
+        ("gardner", ["promotionRank = 5"]),
+    ],
+)
+def test_the_export_also_says_its_ranks_in_the_keys_older_engines_read(
+    variant_id: str, older: list[str]
+) -> None:
+    """Debian's fairy-stockfish 11.1 ignores the regions (its Shako had no double steps from
+    the third rank): the older keys say the same ranks, and the section converts back with
+    them (pyffish 0.0.90's counts of the exports are unchanged, ini-export-perft.tsv)."""
+    text = ini.export_ini(load_variant(variant_id))
+    assert all(line in text.splitlines() for line in older)
+    plain = ini.export_ini(load_variant(variant_id), older_keys=False)
+    assert not any(line in plain.splitlines() for line in older)
+    # Only where they say exactly the same: Gardner's Pawns start on the last rank but one
+    # and have no double step; a promotion zone of one side's ranks only has no older key.
+    assert "doubleStepRank" not in ini.export_ini(load_variant("gardner"))
+
+
+OLDER_KEYS_REFUSED = [
+    ("[t:chess]\npromotionRank = 7\n", "promotionRank: an old option"),
+    ("[t:chess]\npromotionRegionWhite = *8\npromotionRegionBlack = *1\npromotionRank = 7\n",
+     "promotionRank: other rows than promotionRegionWhite/Black"),
+    ("[t:chess]\ndoubleStepRank = 2\n", "doubleStepRank: an old option"),
+    ("[t:chess]\ndoubleStepRegionWhite = *2\ndoubleStepRegionBlack = *7\ndoubleStepRank = 3\n",
+     "another rank than doubleStepRegionWhite/Black"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "message"), OLDER_KEYS_REFUSED)
+def test_older_keys_are_read_only_beside_regions_saying_the_same(text: str, message: str) -> None:
+    error = ini.convert_ini(text, "mine.ini")[-1].error
+    assert error is not None and message in str(error)
+
+
 def test_every_built_in_variant_is_exported_or_refused_by_name() -> None:
     exported = {row[0] for row in EXPORT_ROWS}
     for variant_id in variant_ids():
