@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -328,6 +329,10 @@ class FairyPost(commands.AutoShardedBot):
                         # The worker started now: the first search's budget counts from
                         # its request and must not go on starting a process.
                         await pool.warm()
+                    except BrokenProcessPool:
+                        # Stopped while starting (the bot's own stop signals the whole
+                        # process group): nothing is lost, a search starts a new one.
+                        log.warning("a search worker ended as it started; a search will start one")
                     except Exception:
                         log.exception("the search workers did not start; the first search will")
                     await opponent.resume()

@@ -63,7 +63,10 @@ _processes: list[ProcessPoolExecutor] = []
 def _start_process(parent: int) -> None:
     """`parent` is the bot's pid, given by the bot: a worker spawned just as the bot was
     killed starts as an orphan already, and must not take its new parent for the bot."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the bot stops its workers itself
+    # Ctrl-C and a service manager's stop signal the whole process group; the bot stops its
+    # workers itself, and the watch below ends one if the bot is killed.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(PROCESS_NICE)
 

@@ -142,9 +142,12 @@ def _start_worker(megabytes: int, parent: int, partner: str | None, folder: str)
     if partner is not None:
         _Worker.partner = FairyStockfish(partner, Path(folder) / "variants")
         atexit.register(_Worker.partner.stop)
-    # Ctrl-C in a terminal interrupts the whole process group: the bot stops the pool
-    # itself, so a worker ignores it (else each prints a KeyboardInterrupt traceback).
+    # Ctrl-C in a terminal, and a service manager's stop, signal the whole process group:
+    # the bot stops the pool itself (its searches told to stop first), so a worker ignores
+    # both (else each prints a KeyboardInterrupt traceback, or dies under a search the bot
+    # is still waiting for); the watch below ends it if the bot is killed.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
 
