@@ -24,7 +24,7 @@ from bot.service.conditional import DROPPED
 from bot.service.consequences import DigestNotice, GameEvent, digest, game_event, notice
 from bot.service.effects import EffectRegistry, EffectRun, GiveUp
 from bot.service.games import GameService
-from bot.service.models import GameView
+from bot.service.models import GameView, engine_credit
 from bot.service.offer_posts import OfferPostService
 from bot.ui.embeds import (
     challenge_embed,
@@ -38,7 +38,6 @@ from bot.ui.format import (
     NO_PINGS,
     count,
     deadline,
-    engine_credit,
     mention,
     pings,
     plain,

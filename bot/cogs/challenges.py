@@ -24,8 +24,9 @@ from bot.cogs.common import (
 )
 from bot.service.errors import BadRequestError
 from bot.service.games import ALLOWED_DAYS
+from bot.service.models import engine_credit
 from bot.ui.embeds import challenge_embed
-from bot.ui.format import NO_PINGS, engine_credit, mention, pings, shown
+from bot.ui.format import NO_PINGS, mention, pings, shown
 
 log = logging.getLogger("fairypost.challenges")
 

@@ -52,6 +52,7 @@ from bot.service.models import (
     Scene,
     Suggestion,
     UserRef,
+    engine_credit,
 )
 from bot.service.offload import off_loop, within
 from bot.service.pictures import Pictures
@@ -966,6 +967,16 @@ class GameService:
         game = await self.find(channel_id, game_id, guild_id=guild_id, user_id=user_id)
         rules_game = await self._rules(game)
         white, black = await self.names_of(game)
+        if game.engine_id is not None:
+            # Who chose Fairy Post's moves, as stored with them (none before migration 0019).
+            engines = [m.engine for m in await self.storage.games.moves(game.id) if m.engine]
+            if engines:
+                who = " and ".join(dict.fromkeys(engines))
+                credit = engine_credit(game.engine_level, who)
+                if game.engine_id == game.white_id:
+                    white = f"{white} ({credit})"
+                else:
+                    black = f"{black} ({credit})"
         date = dt.datetime.fromtimestamp(game.created_at, dt.UTC).date().isoformat()
         result = None
         if not game.is_active:

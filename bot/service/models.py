@@ -270,3 +270,11 @@ class VariantFile:
     text: str
     version: int
     name: str
+
+
+def engine_credit(level: int | None, engine: str | None) -> str:
+    """Fairy Post's level and who chose its moves, as the /challenge reply and each engine
+    move's post say it: `level 8, played by Fairy-Stockfish 11.1`; the level alone where
+    nobody is named (no partner configured, a move stored before names were kept)."""
+    shown_level = "level ?" if level is None else f"level {level}"
+    return shown_level if engine is None else f"{shown_level}, played by {engine}"

@@ -92,11 +92,3 @@ def days(seconds: int | None) -> str:
 def count(n: int, word: str, plural: str | None = None) -> str:
     """`1 game`, `2 games`, `1 ply`, `3 plies`."""
     return f"{n} {word if n == 1 else plural or word + 's'}"
-
-
-def engine_credit(level: int | None, engine: str | None) -> str:
-    """Fairy Post's level and who chose its moves, as the /challenge reply and each engine
-    move's post say it: `level 8, played by Fairy-Stockfish 11.1`; the level alone where
-    nobody is named (no partner configured, a move stored before names were kept)."""
-    shown_level = "level ?" if level is None else f"level {level}"
-    return shown_level if engine is None else f"{shown_level}, played by {engine}"

@@ -131,7 +131,8 @@ async def test_each_engine_move_post_names_who_chose_it(
     """Level 8 in chess: the partner's move, its post says `played by Fairy-Stockfish 11.1`;
     in Bigorra (beyond variants.ini) and below level 8, Fairy Post's engine is named. The
     name is stored with the move in its write, so a bot restarted before the post was sent
-    (another process, the same database) posts the same words."""
+    (another process, the same database) posts the same words; /history's record says it
+    beside Fairy Post's name."""
     monkeypatch.setenv("FAKE_UCI_NAME", "Fairy-Stockfish 11.1 LB 64 by Fabian Fichter")
     monkeypatch.setenv("FAKE_UCI_MODE", "play")
     monkeypatch.setenv("FAKE_UCI_MOVE", "g1f3")
@@ -157,6 +158,14 @@ async def test_each_engine_move_post_names_who_chose_it(
         pool.close()
     moves = await service.storage.games.moves(games[("chess", MAX_LEVEL)])
     assert [m.engine for m in moves] == ["Fairy-Stockfish 11.1"]
+    for (variant, number), credit in {
+        ("chess", MAX_LEVEL): "level 8, played by Fairy-Stockfish 11.1",
+        ("chess", 3): "level 3, played by Fairy Post's engine",
+    }.items():
+        record = await service.history(
+            channel_id=0, game_id=games[(variant, number)], guild_id=GUILD, user_id=ANN.id
+        )
+        assert f"# white: Fairy Post ({credit})\n" in record.text, record.text
 
     # The bot restarts before the posts go out: the new process reads the names from the moves.
     async with await Storage.open(db_target, engine=STORAGE_ENGINE) as again:
