@@ -2226,6 +2226,7 @@ def _piece_promotions(
     on_capture = _bool(config, "piecePromotionOnCapture", source)
     demotion = _bool(config, "pieceDemotion", source)
     extinct = {piece_set(config, "extinctionPieceTypes", c) for c in (0, 1)}
+    flags = set().union(*(piece_set(config, "flagPiece", c) for c in (0, 1)))
     for slot_a, slot_b in sorted(config.promoted.items(), key=lambda kv: SLOT_ORDER.index(kv[0])):
         if slot_a not in by_slot:
             continue  # a piece the section took away
@@ -2248,15 +2249,6 @@ def _piece_promotions(
                 "promotedPieceType",
                 source,
                 f"{token}: a Shogi-style promotion of a Pawn that is no promotionPawnType",
-            )
-        if any(slot_b in members for members in extinct):
-            # Fairy-Stockfish counts a promoted piece as its new type; `*` (all pieces
-            # together) counts it either way.
-            _refuse(
-                config,
-                "promotedPieceType",
-                source,
-                f"{token}: promotion into a type that extinction counts",
             )
         target = by_slot[slot_b]
         if any(m[1] for m in target.moves) or "pawn-moves" in target.entry:
@@ -2295,6 +2287,14 @@ def _piece_promotions(
             "betza": written,
             "demotes-to": origin.id,
         }
+        if target.entry.get("royal"):
+            _refuse(config, "promotedPieceType", source, f"{token}: promotion into a royal piece")
+        if any(slot_b in members for members in extinct) or slot_b in flags - {"*"}:
+            # Fairy-Stockfish's promoted piece is of its new type: extinction (and its
+            # pseudo-royal pieces) and the flag count it as one.
+            entry["counts-as"] = target.id
+        if "region" in target.entry:
+            entry["region"] = target.entry["region"]  # mobilityRegion is the type's
         if demotion:
             # Fairy-Stockfish's pieceDemotion: the promoted piece turns back over by the
             # same rule (Kyoto Shogi).
@@ -3026,6 +3026,7 @@ FIELD_NAMES = {
     "cannot_capture": "pieces that may not take others (the Janggi Cannon)",
     "cannot_hop_over": "pieces that may not hop over others (the Janggi Cannon)",
     "demotes_to": "Shogi-style promoted pieces",
+    "counts_as": "promoted forms counted as another piece",
     "drop_region": "a drop region of one piece",
     "must_capture": "compulsory captures (Antichess)",
     "check_count": "winning by giving a number of checks (n-check)",
@@ -3504,7 +3505,7 @@ def _export_promoted_forms(
     own_types: dict[frozenset[Move], str] = {}
     for p in zoned:
         form = variant.piece(p.promotion.to[0])  # type: ignore[union-attr]
-        for fname in _unwritten(form, PIECE_WRITTEN | {"demotes_to", "promotion"}):
+        for fname in _unwritten(form, PIECE_WRITTEN | {"demotes_to", "promotion", "counts_as"}):
             what = FIELD_NAMES.get(fname, fname.replace("_", " "))
             refuse(f"pieces.{form.id}", f"{what}: Fairy-Stockfish's variants.ini cannot say it")
         moves = our_moves(form.components)
@@ -3518,6 +3519,12 @@ def _export_promoted_forms(
             and not variant.piece(pid).royal
             and _normal(our_moves(variant.piece(pid).components) or frozenset()) == _normal(moves)
         ]
+        if form.counts_as is not None and form.counts_as not in same[:1]:
+            refuse(
+                f"pieces.{form.id}.counts-as",
+                "a promoted form counted as a piece it is not written as (Fairy-Stockfish's "
+                "promoted piece is the type it is written as)",
+            )
         if same:
             letter = letter_of[same[0]]
         elif _normal(moves) in own_types:

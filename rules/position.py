@@ -1842,7 +1842,7 @@ class Position:
             return squares if len(squares) <= rule.count + 1 else [king] if king >= 0 else []
         out: list[int] = [king] if king >= 0 else []
         for pid in rule.pieces:
-            found = pieces[t.code(pid, color)]
+            found = [sq for code in t.kinds[t.code(pid, color)] for sq in pieces[code]]
             if len(found) <= rule.count + 1:
                 out.extend(found)
         return out
@@ -1855,20 +1855,27 @@ class Position:
         out of check nor a pseudo-royal piece over an attacked square."""
         side = self.side
         enemy = side ^ 1
-        in_check = self._pseudo_check(side)
+        # Fairy-Stockfish's (pyffish 0.0.90) pseudo-royal pieces are those before the move,
+        # the moved one followed: a promotion or drop that makes a second piece of the type
+        # still may not leave the first attacked, and the new one is free.
+        before = self._pseudo_royals(side)
+        theirs = set(self._pseudo_royals(enemy))
+        board = self.board
         out = []
         for c in pseudo:
-            if (c >> KIND_SHIFT) & KIND_MASK == CASTLE:
-                if in_check:
+            kind = (c >> KIND_SHIFT) & KIND_MASK
+            o, d = c & 0xFF, (c >> 8) & 0xFF
+            if kind == CASTLE and o in before:
+                step = 1 if d > o else -1
+                if any(self.attacked(s, enemy) for s in range(o, d + step, step)):
                     continue
-                kf, kt = c & 0xFF, (c >> 8) & 0xFF
-                if kf in self._pseudo_royals(side):
-                    step = 1 if kt > kf else -1
-                    if any(self.attacked(s, enemy) for s in range(kf + step, kt + step, step)):
-                        continue
+            if kind != DROP and board[d] and d in theirs and board[d] & 1 != side:
+                out.append(c)  # taking a pseudo-royal piece is never illegal
+                continue
+            kept = [d if sq == o and kind != DROP else sq for sq in before]
             self.push_code(c, keep_key=False)
             try:
-                ok = not self._pseudo_check(side)
+                ok = not any(self.attacked(sq, enemy) for sq in kept)
             finally:
                 self.pop_code()
             if ok:
@@ -2269,7 +2276,9 @@ class Position:
             if pid is None:
                 return sum(len(pieces[code]) for code in t.side_codes[color]) + sum(hand)
             code = t.code(pid, color)
-            return len(pieces[code]) + hand[t.hand_type[code]]
+            # promoted forms count on the board; in hand they are what they were
+            board = sum(len(pieces[kind]) for kind in t.kinds[code])
+            return board + hand[t.hand_type[code]]
 
         for color in (self.side ^ 1, self.side):
             extinct = any(

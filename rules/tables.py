@@ -424,6 +424,9 @@ class Tables:
     """[color] -> (King from, Rook from, move code) of each castling move that wins for it."""
     """[color] -> the codes of its goal-zone pieces (all of its codes for "any")."""
     demoted: list[int] = field(default_factory=list)
+    kinds: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """A code -> the codes the rules naming its piece count as it: itself and the promoted
+    forms that `counts-as` it (same colour)."""
     """A promoted form's code -> the code of the piece it demotes to (same colour), else 0."""
     extras: list[Extras] = field(default_factory=list)  # region moves: (region, components)
     forward: list[tuple[Component, ...] | None] = field(default_factory=list)
@@ -1087,11 +1090,19 @@ def build_tables(variant: Variant) -> Tables:
                 takers.setdefault(type_index[pid] << 1 | color ^ 1, set()).add(i << 1 | color)
     tables.first_leap_takers = {code: frozenset(kings) for code, kings in takers.items()}
     tables.plain_castling = not any(p.royal for p in variant.pieces)
+    for p in variant.pieces:
+        for color in (0, 1):
+            forms = [type_index[q.id] << 1 | color for q in variant.pieces if q.counts_as == p.id]
+            tables.kinds[type_index[p.id] << 1 | color] = (type_index[p.id] << 1 | color, *forms)
     if variant.zone is not None:
         goal = variant.zone.pieces
         tables.goal_codes = (
-            tables.side_codes[0] if goal[0] == ANY_PIECE else (type_index[goal[0]] << 1,),
-            tables.side_codes[1] if goal[1] == ANY_PIECE else (type_index[goal[1]] << 1 | 1,),
+            tables.side_codes[0]
+            if goal[0] == ANY_PIECE
+            else tables.kinds[type_index[goal[0]] << 1],
+            tables.side_codes[1]
+            if goal[1] == ANY_PIECE
+            else tables.kinds[type_index[goal[1]] << 1 | 1],
         )
     tables.pseudo_royal = variant.extinction is not None and variant.extinction.pseudo_royal
     if variant.blast is not None:

@@ -80,6 +80,7 @@ PIECE_KEYS = {
     "cannot-capture",
     "cannot-hop-over",
     "demotes-to",
+    "counts-as",
     "drop-region",
     "drop-one-per-file",
     "drop-other-colour",
@@ -216,6 +217,10 @@ class PieceType:
     demotes_to: str | None = None
     """A promoted form: captured, it goes to the captor's hand as this type (Shogi's +P
     returns as a Pawn)."""
+    counts_as: str | None = None
+    """A promoted form that the rules naming pieces (extinction and its pseudo-royal pieces,
+    the goal zone) count as this type: Fairy-Stockfish's promoted piece is of the type it
+    promotes into."""
     drop_region: str | None = None
     """The region the piece may be dropped in (the variant's drop region otherwise)."""
     drop_one_per_file: bool = False
@@ -1604,6 +1609,7 @@ def _build(
             (p.flip, "flip"),
             (p.succession, "succession"),
             (p.demotes_to, "demotes-to"),
+            (p.counts_as, "counts-as"),
         ):
             if ref is not None and ref not in by_id:
                 raise VariantError(source, f"pieces.{p.id}.{key}", f"unknown piece {ref!r}")
@@ -1614,6 +1620,15 @@ def _build(
             for ref in refs:
                 if ref not in by_id:
                     raise VariantError(source, f"pieces.{p.id}.{key}", f"unknown piece {ref!r}")
+        if p.counts_as is not None:
+            kind = by_id[p.counts_as]
+            if kind.id == p.id or kind.counts_as is not None or kind.royal or p.royal:
+                raise VariantError(
+                    source,
+                    f"pieces.{p.id}.counts-as",
+                    "names the piece this non-royal promoted form counts as: another "
+                    "non-royal piece that counts as itself",
+                )
         if p.demotes_to is not None and (p.demotes_to == p.id or by_id[p.demotes_to].royal):
             raise VariantError(
                 source,
@@ -2191,7 +2206,7 @@ def _build_pieces(
         if not isinstance(raw_aliases, list) or not all(isinstance(a, str) for a in raw_aliases):
             raise VariantError(source, f"{key}.aliases", "must be a list of names")
         aliases = list(raw_aliases)
-        for ref_key in ("flip", "family", "succession", "demotes-to"):
+        for ref_key in ("flip", "family", "succession", "demotes-to", "counts-as"):
             if ref_key in merged and not isinstance(merged[ref_key], str):
                 raise VariantError(source, f"{key}.{ref_key}", "must be a piece id (text)")
         if base is not None and name != base["name"]:
@@ -2292,6 +2307,7 @@ def _build_pieces(
                 cannot_capture=restrictions["cannot-capture"],
                 cannot_hop_over=restrictions["cannot-hop-over"],
                 demotes_to=merged.get("demotes-to"),
+                counts_as=merged.get("counts-as"),
                 drop_region=drop_region,
                 drop_one_per_file=one_per_file,
                 drop_other_colour=other_colour,
