@@ -55,6 +55,9 @@ class Component:
     rows: frozenset[int] = frozenset()
     """Rows (0-based, counted from the owner) the move starts from; empty: any (Horde's
     double step from the first two rows, `double-step-rows`)."""
+    sides: frozenset[int] = frozenset((0, 1))
+    """The colours (0 White, 1 Black) that have this move: Minihouse's double step is
+    White's alone (`double-step-rows = { white = [2], black = [] }`)."""
     source: str = field(default="", compare=False)
 
     def reach(self) -> frozenset[Vector]:

@@ -1400,7 +1400,33 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
                     _refuse(
                         config, "dropNoDoubledCount", source, "more than one of a kind per file"
                     )
-        if "pawn" in by_slot:
+        pawn = by_slot.get("pawn")
+        zoned = pawn is not None and PAWN_ZONE in regions
+        if pawn is not None and zoned and "no-drop-rows" not in pawn.entry:
+            # Promotion regions that differ by side (Minihouse: none for White, rank 1 for
+            # Black): the rows a Pawn is not dropped on differ too, so it gets a drop region
+            # of its own per side.
+            zones = _promotion_regions(config, source, files, ranks)
+            no_zone = not _bool(config, "promotionZonePawnDrops", source)
+            no_first = not _bool(config, "firstRankPawnDrops", source)
+            allowed = []
+            for color, side_region in enumerate((white, black)):
+                first = 0 if color == 0 else ranks - 1
+                allowed.append(
+                    {
+                        sq
+                        for sq in side_region or every
+                        if not (no_zone and sq in zones[color])
+                        and not (no_first and sq[1] == first)
+                    }
+                )
+            if allowed[0] != every or allowed[1] != every:
+                regions["pawn-drop"] = {
+                    "white": _squares_text(allowed[0]),
+                    "black": _squares_text(allowed[1]),
+                }
+                pawn.entry["drop-region"] = "pawn-drop"
+        elif "pawn" in by_slot:
             rows = set()
             if not _bool(config, "firstRankPawnDrops", source):
                 rows.add(1)
@@ -1857,15 +1883,15 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             piece_id = f"{_kebab(slot)}-{fsf_letter}"
         used_ids.add(piece_id)
         entry: dict[str, object] = {"letter": letter}
-        double: str | list[int] = "none"
+        double: str | list[int] | dict[str, list[int]] = "none"
         if slot == "pawn" or any(initial for _, initial, *_ in moves):
             double = _double_step(config, source, start, slot, files, ranks, moves)
         if slot == "pawn":
             entry["double-step"] = double if isinstance(double, str) else "none"
-        if isinstance(double, list):
+        if not isinstance(double, str):
             entry["double-step-rows"] = double
         fsf_set = moves
-        if slot == "pawn" or isinstance(double, list):
+        if slot == "pawn" or not isinstance(double, str):
             fsf_set = frozenset(m for m in moves if not m[1])
         known = _catalogue_moves(piece_id) if piece_id != "pawn" or slot == "pawn" else None
         if known is None or _normal(known) != _normal(fsf_set) or (slot == "pawn" and not nmove[0]):
@@ -1965,7 +1991,7 @@ def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tupl
         suffix = [
             rows == list(range(ranks - len(rows) + 1, ranks + 1)) for rows in (rows_w, rows_b)
         ]
-        if not (rows_w and rows_b and all(suffix)):
+        if not ((rows_w or rows_b) and all(suffix)):
             _refuse(
                 config,
                 "promotionRegionWhite",
@@ -2313,12 +2339,12 @@ def _double_step(
     files: int,
     ranks: int,
     moves: frozenset[Move],
-) -> str | list[int]:
+) -> str | list[int] | dict[str, list[int]]:
     """Fairy-Stockfish's double steps (and custom initial moves) come from a region of
     squares; Fairy Post's `initial` from the first move. They agree when every such piece
     starts in the region and cannot come back to it: `initial`; `none` without any.
-    Otherwise a region of whole ranks, the same rows for both sides, for a piece whose
-    only initial move is the double step, is `double-step-rows` (the rows it returns)."""
+    Otherwise a region of whole ranks for a piece whose only initial move is the double
+    step is `double-step-rows` (the rows it returns, per side where they differ)."""
     if "doubleStepRank" in config.options or "doubleStepRankMin" in config.options:
         regions = _double_step_regions(config, source, files, ranks)
         _legacy_double_step(config, source, files, ranks, regions)
@@ -2333,6 +2359,9 @@ def _double_step(
         ]
         if initial == FSF_DOUBLE_STEP and rows[0] and rows[0] == rows[1]:
             return rows[0]
+        # Rows that differ (Minihouse: Black's seventh rank is off the board)
+        if initial == FSF_DOUBLE_STEP and rows[0] is not None and rows[1] is not None:
+            return {"white": rows[0], "black": rows[1]}
         raise
 
 
@@ -3126,6 +3155,11 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
                 "say them",
             )
         assert moves is not None
+        if any(len(c.sides) < 2 for c in p.components):
+            refuse(
+                f"pieces.{p.id}",
+                "double steps from rows that differ between the sides: not written yet",
+            )
         pawnlike = {c.pawnlike for c in p.components}
         if len(pawnlike) > 1:
             refuse(

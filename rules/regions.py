@@ -77,7 +77,9 @@ def format_squares(squares: frozenset[int], geometry: Geometry) -> str:
     return " ".join(parts)
 
 
-def _squares_value(value: Any, geometry: Geometry, source: str, key: str) -> frozenset[int]:
+def _squares_value(
+    value: Any, geometry: Geometry, source: str, key: str, empty: bool = False
+) -> frozenset[int]:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         value = " ".join(value)
     if not isinstance(value, str):
@@ -86,7 +88,7 @@ def _squares_value(value: Any, geometry: Geometry, source: str, key: str) -> fro
         squares = parse_squares(value, geometry)
     except ValueError as exc:
         raise VariantError(source, key, str(exc)) from None
-    if not squares:
+    if not squares and not (empty and value == ""):
         raise VariantError(source, key, "names no square")
     return squares
 
@@ -111,10 +113,13 @@ def build_regions(raw: Any, geometry: Geometry, source: str) -> tuple[Region, ..
                 raise VariantError(source, f"{key}.{sorted(unknown)[0]}", "unknown key")
             if "white" not in value:
                 raise VariantError(source, f"{key}.white", "required: White's squares")
-            white = _squares_value(value["white"], geometry, source, f"{key}.white")
+            # One side may have none of it (`white = ""`): Minihouse's White, whose
+            # promotion rank is off its six-rank board.
+            one_sided = "black" in value
+            white = _squares_value(value["white"], geometry, source, f"{key}.white", one_sided)
             black = (
-                _squares_value(value["black"], geometry, source, f"{key}.black")
-                if "black" in value
+                _squares_value(value["black"], geometry, source, f"{key}.black", bool(white))
+                if one_sided
                 else frozenset(geometry.mirror(sq) for sq in white)
             )
         else:

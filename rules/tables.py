@@ -269,7 +269,7 @@ def compile_square(
 
     row = geo.rank_of(o) if color == 0 else geo.ranks - 1 - geo.rank_of(o)
     for c in comps:
-        if c.rows and row not in c.rows:
+        if (c.rows and row not in c.rows) or color not in c.sides:
             continue
         entries(c, COND_INITIAL if c.initial else 0, None)
     for c in once:

@@ -2154,6 +2154,37 @@ def _rows(value: Any, source: str, key: str, ranks: int) -> frozenset[int]:
     return frozenset(value)
 
 
+def _double_step_rows(value: Any, source: str, key: str, ranks: int) -> list[Component]:
+    """`double-step-rows`: the rows (from the owner) a Pawn's two-square step starts from,
+    the same for both sides (`[2, 3]`) or per side (`{ white = [2], black = [] }`: on
+    Minihouse's six ranks Fairy-Stockfish's seventh-rank double step is off Black's board)."""
+    where = f"{key}.double-step-rows"
+    if isinstance(value, dict):
+        unknown = set(value) - {"white", "black"}
+        if unknown or len(value) != 2:
+            raise VariantError(source, where, "give both `white` and `black` (lists of rows)")
+        per_side = [_rows(value[s], source, f"{where}.{s}", ranks) for s in ("white", "black")]
+        if not (per_side[0] or per_side[1]):
+            raise VariantError(source, where, 'no rows for either side: write double-step = "none"')
+    else:
+        rows = _rows(value, source, where, ranks)
+        if not rows:
+            raise VariantError(source, where, 'no rows: write double-step = "none"')
+        per_side = [rows, rows]
+    groups = (
+        [((0, 1), per_side[0])]
+        if per_side[0] == per_side[1]
+        else [((c,), per_side[c]) for c in (0, 1) if per_side[c]]
+    )
+    out: list[Component] = []
+    for colors, rows in groups:
+        out.extend(
+            dataclasses.replace(c, rows=frozenset(r - 1 for r in rows), sides=frozenset(colors))
+            for c in parse_betza("fmnD", pawnlike=True)
+        )
+    return out
+
+
 def _build_pieces(
     data: dict[str, Any], source: str, geometry: Geometry, regions: Mapping[str, Region]
 ) -> tuple[PieceType, ...]:
@@ -2222,13 +2253,7 @@ def _build_pieces(
                 raise VariantError(
                     source, f"{key}.double-step-rows", 'replaces double-step: set it to "none"'
                 )
-            rows = _rows(
-                merged["double-step-rows"], source, f"{key}.double-step-rows", geometry.ranks
-            )
-            comps.extend(
-                dataclasses.replace(c, rows=frozenset(r - 1 for r in rows))
-                for c in parse_betza("fmnD", pawnlike=True)
-            )
+            comps.extend(_double_step_rows(merged["double-step-rows"], source, key, geometry.ranks))
         promotion = _build_promotion(
             merged.get("promotion"), source, f"{key}.promotion", geometry, regions
         )

@@ -121,7 +121,7 @@ REFUSALS = [
      "a Pawn that promotes both as in chess (promotionPieceTypes) and Shogi-style"),
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3 b - - 0 1\n", "Black moving first"),
     ("[t:chess]\nmaxRank = 1\nstartFen = KNR2rnk w\n", "Fairy Post's boards run from 3x3"),
-    ("[t:chess]\ndoubleStepRegionWhite = *2 *3\n", "double-step region reaching"),
+    ("[t:chess]\ndoubleStepRegionWhite = a2 b2\n", "starts in the double-step region"),
     ("[t:chess]\ntripleStepRegionWhite = *2\n", "tripleStepRegionWhite (a Pawn's triple step)"),
     ("[t:chess]\nstalemateValue = none\n", "'none' is not win, loss or draw"),
     ("[t:chess]\nstartFen = rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1\n",
@@ -150,6 +150,18 @@ def test_refusals_name_the_option_and_the_mechanism(text: str, message: str) -> 
     assert error is not None
     assert message in str(error)
     assert str(error).startswith("mine.ini")
+
+
+def test_double_step_regions_that_differ_by_side_are_rows_per_side() -> None:
+    # White's Pawns double-step from ranks 2 and 3, Black's from rank 7 only.
+    text = ini.convert_section("[t:chess]\ndoubleStepRegionWhite = *2 *3\n", "t")
+    assert "double-step-rows = { white = [2, 3], black = [2] }" in text
+    game = Game.from_position_text(load_definition(text), "4k3/2p5/8/8/8/4P3/8/4K3 w - - 0 1")
+    assert "e3e5" in {m.coordinates for m in game.legal_moves()}
+    game.play("e3e4")
+    assert "c7c5" in {m.coordinates for m in game.legal_moves()}
+    game = Game.from_position_text(load_definition(text), "4k3/8/2p5/8/8/8/8/4K3 b - - 0 1")
+    assert "c6c4" not in {m.coordinates for m in game.legal_moves()}
 
 
 def test_command_line_converts_a_section(tmp_path: Path) -> None:

@@ -150,6 +150,8 @@ def test_regions_are_named_in_the_rules_summary() -> None:
         ('Palace = "d1"', "regions.Palace", "lowercase words"),
         ('palace = { white = "d1", blue = "d8" }', "regions.palace.blue", "unknown key"),
         ('palace = { black = "d8" }', "regions.palace.white", "White's squares"),
+        ('palace = { white = "", black = "" }', "regions.palace.black", "names no square"),
+        ('palace = { white = "" }', "regions.palace.white", "names no square"),
         ("palace = 3", "regions.palace", "must be squares"),
     ],
 )
@@ -187,3 +189,50 @@ def test_square_sets_round_trip(squares: set[int]) -> None:
     geo = Geometry(9, 10)
     text = format_squares(frozenset(squares), geo)
     assert parse_squares(text, geo) == frozenset(squares)
+
+
+SIXHOUSE = """
+id = "sixhouse"
+name = "Sixhouse"
+files = 5
+ranks = 6
+[regions]
+pawn-promotion = { white = "", black = "*1" }
+[pieces]
+pawn = { letter = "", double-step-rows = { white = [2], black = [] }, promotion = { \
+to = ["queen", "knight"], zone = "pawn-promotion", mandatory = true } }
+knight = "N"
+queen = "Q"
+king = { letter = "K", royal = true }
+[setup]
+1 = "K . . . ."
+2 = ". P . . ."
+[setup.black]
+6 = ". . . . K"
+5 = ". . . P ."
+"""
+
+
+def test_one_side_of_a_region_may_be_empty_and_double_steps_differ_by_side() -> None:
+    # Minihouse's rules (Fairy-Stockfish's crazyhouse on six ranks): White's Pawn
+    # double-steps and never promotes, Black's promotes on rank 1 and never double-steps.
+    variant = load_definition(SIXHOUSE)
+    assert variant.region("pawn-promotion").of(0) == frozenset()
+    game = Game.from_position_text(variant, "4k/3p1/5/5/1P3/K4 w - - 0 1")
+    assert {m.coordinates for m in game.legal_moves()} >= {"b2b3", "b2b4"}
+    game = Game.from_position_text(variant, "4k/1P1p1/5/5/5/K4 b - - 0 1")
+    assert {m.coordinates for m in game.legal_moves() if m.coordinates[0] == "d"} == {"d5d4"}
+    game = Game.from_position_text(variant, "4k/1P3/5/5/5/K4 w - - 0 1")
+    assert {m.coordinates for m in game.legal_moves() if m.coordinates[0] == "b"} == {"b5b6"}
+    game = Game.from_position_text(variant, "4k/5/5/5/3p1/K4 b - - 0 1")
+    assert {m.coordinates for m in game.legal_moves() if m.coordinates[0] == "d"} == {
+        "d2d1Q",
+        "d2d1N",
+    }
+
+
+def test_per_side_double_step_rows_need_rows_for_some_side() -> None:
+    text = SIXHOUSE.replace("white = [2], black = []", "white = [], black = []")
+    with pytest.raises(VariantError) as info:
+        load_definition(text)
+    assert info.value.key == "pieces.pawn.double-step-rows"
