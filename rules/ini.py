@@ -1862,6 +1862,10 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             )
         promo = [slot in piece_set(config, "promotionPawnTypes", c) for c in (0, 1)]
         nmove = [slot in piece_set(config, "nMoveRuleTypes", c) for c in (0, 1)]
+        owner = _sole_owner(config, source, start, slot)
+        if owner is not None:  # what the piece would be for the other side never matters
+            promo = [promo[owner]] * 2
+            nmove = [nmove[owner]] * 2
         if promo[0] != promo[1] or nmove[0] != nmove[1]:
             _refuse(
                 config,
@@ -1896,9 +1900,12 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
         known = _catalogue_moves(piece_id) if piece_id != "pawn" or slot == "pawn" else None
         if known is None or _normal(known) != _normal(fsf_set) or (slot == "pawn" and not nmove[0]):
             written = betza_for(fsf_set)
-            if written is None:
+            if not fsf_set and not nmove[0]:  # Fairy-Stockfish's immobile: a stone
+                entry["never-moves"] = True
+            elif written is None:
                 _refuse(config, slot, source, f"Betza {text.strip()!r} has no Fairy Post form")
-            entry["pawn-moves" if nmove[0] else "betza"] = written
+            else:
+                entry["pawn-moves" if nmove[0] else "betza"] = written
             if piece_id in _catalogue_ids() and nmove[0] and piece_id != "pawn":
                 entry["betza"] = ""
         if slot == "king":
@@ -1908,7 +1915,7 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             entry["cannot-capture"] = [piece_id]
             entry["cannot-hop-over"] = [piece_id]
         if promo[0] and promo_rows:
-            entry["promotion"] = _promotion(config, source, mandatory, promo_rows, start)
+            entry["promotion"] = _promotion(config, source, mandatory, promo_rows, start, owner)
         elif promo[0] and slot in promoting:  # far ranks that differ by side: PAWN_ZONE
             if any(m[3][1] < 0 for m in moves):
                 _refuse(
@@ -1918,7 +1925,7 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
                     "promotion regions that differ between the sides, for a piece that can "
                     "step back out of them",
                 )
-            zoned = _promotion(config, source, mandatory, [], start)
+            zoned = _promotion(config, source, mandatory, [], start, owner)
             zoned.pop("compulsory-rows", None)
             zoned.pop("optional-rows", None)
             zoned["zone"] = PAWN_ZONE
@@ -2006,15 +2013,39 @@ def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tupl
 PAWN_ZONE = "pawn-promotion"
 
 
+def _promotion_choices(config: Config) -> tuple[frozenset[str], frozenset[str]]:
+    """Each side's promotionPieceTypes (Fairy-Stockfish's default: Queen, Rook, Bishop,
+    Knight, those the section has)."""
+    default = frozenset(s for s in ("queen", "rook", "bishop", "knight") if s in config.pieces)
+    white, black = (config.sets.get(f"promotionPieceTypes/{c}", default) for c in (0, 1))
+    return white, black
+
+
+def _sole_owner(config: Config, source: str, start: Start, slot: str) -> int | None:
+    """The one side that can ever hold a piece of `slot` (Khans' White Pawns, Black's
+    Steppe Pawns): it stands or waits in hand for that side alone at the start, only that
+    side promotes into it, and captured pieces never change sides. None otherwise."""
+    if _bool(config, "capturesToHand", source) or config.promoted:
+        return None
+    sides = {c for s, c in start.board.values() if s.lstrip("+") == slot}
+    hands = (start.hand, start.hand if start.black_hand is None else start.black_hand)
+    sides |= {c for c in (0, 1) if slot in hands[c]}
+    choices = _promotion_choices(config)
+    sides |= {c for c in (0, 1) if slot in choices[c]}
+    return next(iter(sides)) if len(sides) == 1 else None
+
+
 def _promotion(
-    config: Config, source: str, mandatory: bool, rows: list[int], start: Start
+    config: Config,
+    source: str,
+    mandatory: bool,
+    rows: list[int],
+    start: Start,
+    owner: int | None = None,
 ) -> dict[str, object]:
-    white = piece_set(config, "promotionPieceTypes", 0)
-    black = piece_set(config, "promotionPieceTypes", 1)
-    if "promotionPieceTypes/0" not in config.sets:
-        white = black = frozenset(
-            s for s in ("queen", "rook", "bishop", "knight") if s in config.pieces
-        )
+    white, black = _promotion_choices(config)
+    if owner is not None:  # a piece only `owner` ever holds: its choices
+        white = black = (white, black)[owner]
     if white != black:
         _refuse(
             config,
@@ -3611,8 +3642,8 @@ def _free_slot(
     moves the same, else the next custom slot (None when none is left) with its Betza (None
     when Fairy-Stockfish's Betza cannot say it)."""
     for cand, text in PREDEFINED:
-        if cand in used or cand in SPECIAL_PIECES or cand == "pawn" or not text:
-            continue
+        if cand in used or cand in SPECIAL_PIECES or cand == "pawn" or bool(text) != bool(moves):
+            continue  # (the one without a Betza text is the immobile piece: no moves)
         if _normal(fsf_moves(text)[0]) == _normal(moves):
             return cand, ""
     return next(customs, None), fsf_betza_for(moves)

@@ -85,6 +85,7 @@ PIECE_KEYS = {
     "drop-one-per-file",
     "drop-other-colour",
     "drop-mate",
+    "never-moves",
 }
 PROMOTION_KEYS = {
     "to",
@@ -2206,6 +2207,14 @@ def _build_pieces(
                 raise VariantError(source, f"{key}.{k}", "unknown key")
         base = cat.get(pid)
         defines_movement = any(k in entry for k in MOVEMENT_KEYS)
+        never_moves = entry.get("never-moves", False)
+        if not isinstance(never_moves, bool):
+            raise VariantError(source, f"{key}.never-moves", "must be true or false")
+        if never_moves and defines_movement:
+            raise VariantError(
+                source, f"{key}.never-moves", "a piece that never moves is given no movement"
+            )
+        defines_movement = defines_movement or never_moves
         if base is None and not defines_movement:
             raise VariantError(
                 source, key, f"unknown piece {pid!r}: not in the catalogue and no movement given"

@@ -120,6 +120,9 @@ REFUSALS = [
     ("[t:chess]\npromotionRegionWhite = *8\npromotionRegionBlack = *1\npromotedPieceType = p:q\n",
      "a Pawn that promotes both as in chess (promotionPieceTypes) and Shogi-style"),
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3 b - - 0 1\n", "Black moving first"),
+    # Captured pieces change sides: a Pawn type for Black alone would be White's too
+    ("[t:crazyhouse]\ncustomPiece1 = s:mfhNcfW\npromotionPawnTypesBlack = s\n"
+     "startFen = 4k3/ssssssss/8/8/8/8/PPPPPPPP/4K3 w - - 0 1\n", "pawn is a Pawn for one side"),
     ("[t:chess]\nmaxRank = 1\nstartFen = KNR2rnk w\n", "Fairy Post's boards run from 3x3"),
     ("[t:chess]\ndoubleStepRegionWhite = a2 b2\n", "starts in the double-step region"),
     ("[t:chess]\ntripleStepRegionWhite = *2\n", "tripleStepRegionWhite (a Pawn's triple step)"),
@@ -162,6 +165,18 @@ def test_double_step_regions_that_differ_by_side_are_rows_per_side() -> None:
     assert "c7c5" in {m.coordinates for m in game.legal_moves()}
     game = Game.from_position_text(load_definition(text), "4k3/8/2p5/8/8/8/8/4K3 b - - 0 1")
     assert "c6c4" not in {m.coordinates for m in game.legal_moves()}
+
+
+def test_fairy_stockfish_s_immobile_piece_never_moves_and_is_taken() -> None:
+    text = ini.convert_section("[t:chess]\nimmobile = s\nstartFen = 4k3/8/8/8/8/3s4/4R3/4K3\n", "t")
+    assert 'immobile = { letter = "S", never-moves = true }' in text
+    game = Game.from_position_text(load_definition(text), "4k3/8/8/8/8/3S4/8/4K3 w - - 0 1")
+    assert not any(m.coordinates.startswith("d3") for m in game.legal_moves())
+    game = Game.from_position_text(load_definition(text), "4k3/8/8/8/8/3s4/3R4/4K3 w - - 0 1")
+    assert "d2d3" in {m.coordinates for m in game.legal_moves()}
+    moving = text.replace("never-moves = true", 'never-moves = true, betza = "W"')
+    with pytest.raises(VariantError, match="never moves is given no movement"):
+        load_definition(moving)
 
 
 def test_command_line_converts_a_section(tmp_path: Path) -> None:
