@@ -12,6 +12,7 @@ cached by the placement of the pawn-class pieces.
 from __future__ import annotations
 
 from collections import OrderedDict
+from itertools import chain
 
 from rules.betza import Kind
 from rules.position import Position
@@ -341,15 +342,8 @@ class EvalTables:
                     if e < 0:
                         e = expect[o] = _ride_expectation(sm)
                     n = 0
-                    for pairs in sm.slides:
-                        for d, _c in pairs:
-                            p = board[d]
-                            if p:
-                                if (p & 1) != color:
-                                    n += 1
-                                break
-                            n += 1
-                    for pairs, _mode, _mfrom, _cfrom in sm.rays:
+                    # A slide and a ray are walked alike: empty squares, then a capture.
+                    for pairs in chain(sm.slides, (ray[0] for ray in sm.rays)):
                         for d, _c in pairs:
                             p = board[d]
                             if p:
