@@ -763,7 +763,7 @@ class Position:
             def plain(c: int) -> bool:
                 if drop_mate and self._illegal_drop_mate(c):
                     return False
-                return not (no_checks and self._gives_check(c))
+                return not (no_checks and self.gives_check(c))
 
             return plain
         enemy = side ^ 1
@@ -792,7 +792,7 @@ class Position:
             if ok and drop_mate:
                 ok = not self._illegal_drop_mate(c)
             if ok and no_checks:
-                ok = not self._gives_check(c)
+                ok = not self.gives_check(c)
             return ok
 
         return test
@@ -1076,10 +1076,10 @@ class Position:
             out = self._in_place_legal(out)
         v = self.variant
         if v.no_checks:
-            out = [c for c in out if not self._gives_check(c)]
+            out = [c for c in out if not self.gives_check(c)]
         elif v.no_drop_checks:
             out = [
-                c for c in out if (c >> KIND_SHIFT) & KIND_MASK != DROP or not self._gives_check(c)
+                c for c in out if (c >> KIND_SHIFT) & KIND_MASK != DROP or not self.gives_check(c)
             ]
         if v.must_capture:
             captures = [c for c in out if self._captures(c)]
@@ -1092,8 +1092,44 @@ class Position:
         self._legal = tuple(out)
         return out
 
-    def _gives_check(self, c: int) -> bool:
-        """Move `c` leaves the opponent's royal piece attacked (Racing Kings forbids it)."""
+    def gives_check(self, c: int) -> bool:
+        """Move `c` (pseudo-legal here) leaves the opponent's royal piece attacked: Racing
+        Kings forbids it, a search prunes no checking move. A board move or a drop is
+        tried on the board alone, since an attack reads nothing else, unless the side's
+        attacks or its moves need more (special moves read the piece lists, an explosion
+        or a pseudo-royal piece the whole position, a gate brings a piece in): those, and
+        every other kind of move, are made and unmade in full."""
+        t = self.t
+        side = self.side
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        if (
+            kind in (NORMAL, DROP)
+            and c < GATED
+            and not (t.blast or t.pseudo_royal or t.special_codes[side] or self.gates[side])
+            and not self.placing
+        ):
+            target = self.kings[side ^ 1]
+            d = (c >> 8) & 0xFF
+            if target < 0 or d == target:
+                return False  # no royal piece, or it is taken: no check to speak of
+            board = self.board
+            victim = board[d]
+            if kind == DROP:
+                board[d] = (c & 0xFF) << 1 | side
+                try:
+                    return self.attacked(target, side)
+                finally:
+                    board[d] = victim
+            o = c & 0xFF
+            piece = board[o]
+            promo = (c >> PROMO_SHIFT) & PROMO_MASK
+            board[o] = 0
+            board[d] = promo << 1 | side if promo else t.flip[piece]
+            try:
+                return self.attacked(target, side)
+            finally:
+                board[d] = victim
+                board[o] = piece
         self.push_code(c, keep_key=False)
         try:
             return self.is_check()
@@ -2631,7 +2667,7 @@ class Position:
                     (c >> KIND_SHIFT) & KIND_MASK == NORMAL
                     and self.board[c & 0xFF] in goal
                     and (c >> 8) & 0xFF in zone.squares[1]
-                    and not (v.no_checks and self._gives_check(c))
+                    and not (v.no_checks and self.gives_check(c))
                 ):
                     return None
         return Outcome(Termination.GOAL, winner=side ^ 1)

@@ -516,12 +516,12 @@ class Searcher:
         log_depth = LOG[min(depth, 63)]
         for c in moves:
             quiet = self._is_quiet(c)
+            if futile and quiet and searched and not pos.gives_check(c):
+                continue  # futility: this quiet move will not lift the score to alpha
             saved = (self.mg, self.eg, self.ph)
             self._push(c)
             try:
                 child_check = pos.is_check()
-                if futile and quiet and searched and not child_check:
-                    continue  # futility: this quiet move will not lift the score to alpha
                 new_depth = depth - 1 + (1 if child_check and extend_ok else 0)
                 if searched == 0:
                     s = -self._search(new_depth, -beta, -alpha, ply + 1, child_check)

@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.game import game_after
+from rules.notation import coordinates
 from rules.position import Position
+from rules.postext import parse_position
 from rules.tables import tables_of
 from rules.variant import load_variant, variant_ids
 
@@ -32,11 +34,22 @@ def check_stages(pos: Position, before: list[int]) -> bool:
     assert not any(pos._tactical(c) for c in quiets if c in pseudo)
     for c in [*list(pseudo)[:20], *before[:20]]:
         assert pos.pseudo_ok(c) == (c in pseudo), c
+    for c in legal:
+        assert pos.gives_check(c) == made_check(pos, c), c
     test = pos.move_test()
     if test is None:
         return False
     assert {c for c in [*captures, *quiets] if test(c)} == legal
     return True
+
+
+def made_check(pos: Position, c: int) -> bool:
+    """Whether `c` checks, by the whole make and unmake: what `gives_check` must say."""
+    pos.push_code(c, keep_key=False)
+    try:
+        return pos.is_check()
+    finally:
+        pos.pop_code()
 
 
 def playout(variant: str, seed: int, plies: int) -> int:
@@ -81,3 +94,33 @@ def test_no_test_in_check() -> None:
     pos = game_after("chess", ["e2e4", "f7f6", "d1h5"]).position
     assert pos.is_check()
     assert pos.move_test() is None
+
+
+def checks_by_coordinates(pos: Position) -> dict[str, bool]:
+    """Each legal move's coordinates and whether `gives_check` calls it a check, checked
+    against the whole make and unmake."""
+    out = {}
+    for c in pos.legal_codes():
+        said = pos.gives_check(c)
+        assert said == made_check(pos, c), coordinates(pos, c)
+        out[coordinates(pos, c)] = said
+    return out
+
+
+def test_gives_check_sees_every_kind_of_check() -> None:
+    """Direct, discovered and promotion checks, a drop's, and quiet moves that check
+    nothing, as the whole make and unmake sees them."""
+    checks = checks_by_coordinates(game_after("chess", ["e2e4", "d7d5"]).position)
+    assert checks["f1b5"] and not checks["g1f3"]
+    # The Bishop on e4 stands between the Rook on e1 and the King on e8: any move of it
+    # uncovers a check, none of the King's does.
+    checks = checks_by_coordinates(parse_position("chess", "4k3/8/8/8/4B3/8/8/4R1K1 w - - 0 1"))
+    assert all(checks[m] for m in checks if m.startswith("e4"))
+    assert not any(checks[m] for m in checks if m.startswith("g1"))
+    # a7-a8 promotes: to a Queen or a Rook it checks along the eighth rank, to a Knight not.
+    checks = checks_by_coordinates(parse_position("chess", "7k/P7/8/8/8/8/8/K7 w - - 0 1"))
+    assert checks["a7a8Q"] and checks["a7a8R"] and not checks["a7a8N"]
+    # A Pawn in hand (taken on d5) dropped on d7 checks the King on e8; on d6 it does not.
+    pos = game_after("crazyhouse", ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5"]).position
+    checks = checks_by_coordinates(pos)
+    assert checks["P@d7"] and not checks["P@d6"]
