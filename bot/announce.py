@@ -43,7 +43,7 @@ from bot.ui.format import (
     plain,
     shown,
 )
-from storage.models import Termination
+from storage.models import Color, Termination
 
 log = logging.getLogger("fairypost.announce")
 THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: correspondence games are slow
@@ -226,9 +226,11 @@ def content(event: GameEvent) -> str:
     if event.kind == consequences.STARTED:
         tag = event.tournament
         where = f" Round {tag.round} of **{shown(tag.name)}**." if tag is not None else ""
+        # A variant that Black opens says so: players expect White to begin.
+        first = " Black moves first." if g.ply_count == 0 and g.turn is Color.BLACK else ""
         return (
             f"{mention(g.white_id)} (White) vs {mention(g.black_id)} (Black): "
-            f"the game begins!{where} Play with `/move` here."
+            f"the game begins!{where}{first} Play with `/move` here."
         )
     if event.kind == consequences.ENDED:
         text = f"{to_move_mention(view)} — **{shown(view.status)}**"

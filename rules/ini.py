@@ -1176,9 +1176,8 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
             f += 1
         if f != files:
             _refuse(config, "startFen", source, f"rank {rank + 1} has {f} files, the board {files}")
-    side = fields[1] if len(fields) > 1 else "w"
-    if side != "w":
-        _refuse(config, "startFen", source, "Black moving first")
+    # Fairy-Stockfish reads `b` as Black to move and anything else as White (`[setup] first`).
+    side = "b" if len(fields) > 1 and fields[1] == "b" else "w"
     castling = fields[2] if len(fields) > 2 else "-"
     checks = None
     for token in fields[3:]:
@@ -1623,6 +1622,8 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     black_army = {sq: s for sq, (s, c) in start.board.items() if c == 1}
     lines += ["", "[setup]"]
     lines += _setup_lines(white_army, files, token)
+    if start.side == "b":
+        lines.append('first = "black"')
     mirrored = {(f, ranks - 1 - r): s for (f, r), s in white_army.items()}
     if mirrored != black_army:
         lines += ["", "[setup.black]"]
@@ -1917,13 +1918,13 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
         if promo[0] and promo_rows:
             entry["promotion"] = _promotion(config, source, mandatory, promo_rows, start, owner)
         elif promo[0] and slot in promoting:  # far ranks that differ by side: PAWN_ZONE
-            if any(m[3][1] < 0 for m in moves):
+            if not _zone_kept(config, source, start, slot, files, ranks, moves, mandatory):
                 _refuse(
                     config,
                     "promotionRegionWhite",
                     source,
-                    "promotion regions that differ between the sides, for a piece that can "
-                    "step back out of them",
+                    "promotion regions that differ between the sides or are not whole "
+                    "ranks, for a piece that can stand in them unpromoted and step out",
                 )
             zoned = _promotion(config, source, mandatory, [], start, owner)
             zoned.pop("compulsory-rows", None)
@@ -1946,6 +1947,31 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             # Compulsory with nothing to promote to: Fairy-Stockfish generates no move onto
             # the region, as Fairy Post does for `to = []`.
     return out
+
+
+def _zone_kept(
+    config: Config,
+    source: str,
+    start: Start,
+    slot: str,
+    files: int,
+    ranks: int,
+    moves: frozenset[Move],
+    mandatory: bool,
+) -> bool:
+    """Whether a promotion zone (`PAWN_ZONE`) plays `slot` as Fairy-Stockfish's regions do.
+    Fairy-Stockfish promotes a piece arriving in its region; Fairy Post's zone also lets a
+    move that starts in it promote. They agree when the piece never leaves the zone
+    unpromoted: its zone is whole far ranks and it has no move back, or promotion is
+    compulsory there and the piece neither starts in its zone nor is dropped (Argess)."""
+    zones = _promotion_regions(config, source, files, ranks)
+    rows = [_rank_rows(zones[c], files, ranks, c) for c in (0, 1)]
+    far = all(r is not None and r == list(range(ranks - len(r) + 1, ranks + 1)) for r in rows)
+    if far and not any(m[3][1] < 0 for m in moves):
+        return True
+    if not mandatory or start.any_hand or _bool(config, "pieceDrops", source):
+        return False
+    return not any(s == slot and sq in zones[c] for sq, (s, c) in start.board.items())
 
 
 def _catalogue_pawns() -> frozenset[str]:
@@ -1984,9 +2010,11 @@ def _promotion_rows(config: Config, source: str, files: int, ranks: int) -> tupl
     rows_w = _rank_rows(white, files, ranks, 0)
     rows_b = _rank_rows(black, files, ranks, 1)
     if rows_w is None or rows_b is None:
-        key = "promotionRegionWhite" if rows_w is None else "promotionRegionBlack"
-        _refuse(config, key, source, "a promotion region that is not whole ranks")
-    assert rows_w is not None and rows_b is not None
+        # Squares rather than whole ranks (g8 h8 h7): a promotion zone, a region per side,
+        # as long as no promoting piece can stand in it unpromoted (see _pieces).
+        if legacy:
+            _refuse(config, "promotionRank", source, "other rows than promotionRegionWhite/Black")
+        return [], _bool(config, "mandatoryPawnPromotion", source)
     if legacy and not rows_w == rows_b == list(
         range(_int(config, "promotionRank", source), ranks + 1)
     ):
@@ -3037,7 +3065,7 @@ VARIANT_WRITTEN |= {
     "extinction",
 }
 VARIANT_WRITTEN |= {"drop_promoted", "chasing", "counting", "passing", "bikjang", "points"}
-VARIANT_WRITTEN |= {"move_repetition", "mate", "bare_king_draw"}
+VARIANT_WRITTEN |= {"move_repetition", "mate", "bare_king_draw", "first"}
 PIECE_WRITTEN = frozenset(
     [
         "id",
@@ -3266,7 +3294,12 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
     if len(promo_keys) > 1:
         refuse("promotion", "pieces that promote differently: Fairy-Stockfish has one rule")
     keys["promotionPawnTypes"] = "".join(sorted(letter_of[p.id] for p in promoting)) or "-"
-    if promoting:
+    zoned_pawns = [p for p in variant.pieces if _pawn_zoned(variant, p)]
+    if zoned_pawns and promoting:
+        refuse("promotion", "Pawns promoting on rows beside pieces promoting in a zone")
+    if zoned_pawns:
+        _export_pawn_zone(variant, zoned_pawns, letter_of, keys, refuse)
+    elif promoting:
         promo = promoting[0].promotion
         assert promo is not None
         if promo.in_place:
@@ -3511,6 +3544,60 @@ def _with_older_keys(keys: dict[str, str], ranks: int) -> dict[str, str]:
     return out
 
 
+def _pawn_zoned(variant: Variant, p: PieceType) -> bool:
+    """A piece that promotes in a zone into other pieces of the game, not into a promoted
+    form of its own: Fairy-Stockfish's Pawn promotion regions (`PAWN_ZONE`)."""
+    promo = p.promotion
+    if promo is None or promo.zone is None or p.demotes_to is not None:
+        return False
+    return not (len(promo.to) == 1 and variant.piece(promo.to[0]).demotes_to == p.id)
+
+
+def _export_pawn_zone(
+    variant: Variant,
+    zoned: list[PieceType],
+    letter_of: Mapping[str, str],
+    keys: dict[str, str],
+    refuse: Callable[[str, str], NoReturn],
+) -> None:
+    """Pieces promoting in a zone into other pieces as Fairy-Stockfish's promotion regions
+    (a region per side, squares or ranks). Fairy-Stockfish promotes a piece arriving in its
+    region, Fairy Post's zone one leaving it too: they agree when promotion is compulsory
+    there and the piece never stands in it unpromoted (none starts there, none is dropped)."""
+    promo = zoned[0].promotion
+    assert promo is not None and promo.zone is not None
+    key = f"pieces.{zoned[0].id}.promotion"
+    if any(p.promotion != promo for p in zoned):
+        refuse("promotion", "pieces that promote differently: Fairy-Stockfish has one rule")
+    if (
+        not promo.mandatory
+        or not promo.to
+        or promo.on_capture
+        or promo.in_place
+        or promo.limit_count
+        or promo.limited_by_start_count
+        or (promo.pawn_moves_only and any(not c.pawnlike for p in zoned for c in p.components))
+    ):
+        refuse(key, "a promotion zone other than a compulsory promotion on arriving there")
+    region = variant.region(promo.zone)
+    ids = {p.id for p in zoned}
+    for color in (0, 1):
+        inside = [sq for sq, pid in variant.army(color) if pid in ids and sq in region.of(color)]
+        if inside:
+            refuse(
+                key,
+                "a piece that starts unpromoted in its promotion zone "
+                f"({variant.geometry.name(inside[0])})",
+            )
+    if variant.has_hand or variant.reserve:
+        refuse(key, "a promotion zone for pieces that can be dropped into it")
+    keys["promotionPawnTypes"] = "".join(sorted(letter_of[p.id] for p in zoned))
+    keys["promotionRegionWhite"] = _bitboard_text(variant, region.of(0)) or "-"
+    keys["promotionRegionBlack"] = _bitboard_text(variant, region.of(1)) or "-"
+    keys["mandatoryPawnPromotion"] = "true"
+    keys["promotionPieceTypes"] = "".join(letter_of[t] for t in promo.to)
+
+
 def _export_promoted_forms(
     variant: Variant,
     promoted: list[PieceType],
@@ -3525,7 +3612,11 @@ def _export_promoted_forms(
     a zone turns into its promoted form, which moves as some type of the section (a piece
     of the game that moves the same, else a type of its own that no piece starts as) and,
     captured, goes to the hand as what it was. One zone, mandatory or not, for all."""
-    every = [p for p in variant.pieces if p.promotion is not None and p.promotion.zone]
+    every = [
+        p
+        for p in variant.pieces
+        if p.promotion is not None and p.promotion.zone and not _pawn_zoned(variant, p)
+    ]
     if not every and not promoted:
         return
     zoned = [p for p in every if p.demotes_to is None]
@@ -3911,7 +4002,8 @@ def _export_fen(variant: Variant, letter_of: Mapping[str, str], castling: str) -
                 empty += 1
         rows.append(row + (str(empty) if empty else ""))
     pocket = "[]" if variant.captures_to_hand else ""
-    return f"{'/'.join(rows)}{pocket} w {castling or '-'} - 0 1"
+    side = "wb"[variant.first]
+    return f"{'/'.join(rows)}{pocket} {side} {castling or '-'} - 0 1"
 
 
 def _export_drops(

@@ -69,8 +69,14 @@ def format_pgn(game: Game, tags: Mapping[str, str], result: str = "*") -> str:
     for index, played in enumerate(game.history):
         code = pos.to_code(played.move)
         san = fsf.san(pos, code, table)
-        # A move number stays on the line of its move.
-        tokens.append(f"{index // 2 + 1}. {san}" if index % 2 == 0 else san)
+        # A move number stays on the line of its move; a game that Black opens starts
+        # `1... e5`, as after any FEN with Black to move.
+        if pos.side == 0:
+            tokens.append(f"{pos.fullmove}. {san}")
+        elif index == 0:
+            tokens.append(f"{pos.fullmove}... {san}")
+        else:
+            tokens.append(san)
         pos.push_code(code)
     tokens.append(result)
     return "\n".join(lines) + "\n\n" + _wrap(tokens) + "\n"

@@ -203,7 +203,8 @@ class Position:
                     pos.hands[color][tables.hand_type[code]] += 1
                 else:
                     pos.reserve[color].append(code)
-        pos.side = 0
+        # Black-first games (`[setup] first`) number plies as a FEN does: 1 before move 1...
+        pos.side = pos.ply = variant.first
         pos.rehash()
         return pos
 

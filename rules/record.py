@@ -223,11 +223,12 @@ def _check_result(record: GameRecord, game: Game) -> None:
 
 def ply_label(variant: Variant, index: int) -> str:
     """The move-number prefix of the ply at `index` (0-based) of a game from the start:
-    `12.` for White, `12...` for Black, `0.`/`0...` for Florea's placements."""
-    placements = len(variant.reserve)
+    `12.` for White, `12...` for Black, `0.`/`0...` for Florea's placements. A game whose
+    first move is Black's (`[setup] first`) starts at `1...`, then `2.`, as its FEN counts."""
+    placements = len(variant.reserve) if variant.placement else 0
     if index < 2 * placements:
         return "0." if index < placements else "0..."
-    index -= 2 * placements
+    index += variant.first - 2 * placements
     return f"{index // 2 + 1}{'.' if index % 2 == 0 else '...'}"
 
 

@@ -110,7 +110,8 @@ def _run(variant: Variant, playouts: int, max_plies: int, budget: int) -> Sanity
         _check_start(variant, pos, source)
         start_moves = len(pos.legal_codes())
         if not start_moves:
-            raise VariantError(source, "setup", "White has no legal move in the start position")
+            whose = ("White", "Black")[variant.first]
+            raise VariantError(source, "setup", f"{whose} has no legal move in the start position")
         leaves = perft(pos, 2)
         seed = variant.digest or variant.id
         endings = tuple(

@@ -325,6 +325,8 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
         lines.append("Checkmate wins for the side that is checkmated.")
     else:
         lines.append("Checkmate wins.")
+    if v.first:
+        lines.append("Black makes the first move.")
     if v.check_count:
         lines.append(f"The side that gives check for the {_nth(v.check_count)} time wins at once.")
     if v.no_checks:

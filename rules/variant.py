@@ -477,6 +477,9 @@ class Variant:
     wherever a variant is named."""
     black_setup: tuple[tuple[int, str], ...] | None = None
     """Black's army when it is not White's mirror image (`[setup.black]`: Shogi, Makruk)."""
+    first: int = 0
+    """The side that makes the first move (`[setup] first = "black"`: 1); White otherwise.
+    Fairy-Stockfish's startFen says it with its side-to-move field (`... b - - 0 1`)."""
     flying_general: bool = False
     """Xiangqi: no move may leave the two royal pieces facing each other on an open line."""
     passing: bool = False
@@ -1317,6 +1320,7 @@ def _build(
         return sq
 
     setup, black_setup = _build_setup(data, source, geometry, pieces)
+    first = _first_side(data, source)
     white_count = len(setup)
     expected = data.get("piece-count")
     if expected is not None and expected != white_count:
@@ -1574,6 +1578,13 @@ def _build(
             "from, by the player's choice) or 'drop' (Pocket Knight, Sittuyin: held in hand, "
             "dropped on an empty square as a move)",
         )
+    if first and reserve and style == "placed":
+        raise VariantError(
+            source,
+            "setup.first",
+            "Black moving first does not combine with a reserve placed before move 1 "
+            "(White places first)",
+        )
     if flags["must-drop"] and not (flags["captures-to-hand"] or style == "drop"):
         raise VariantError(
             source,
@@ -1698,6 +1709,7 @@ def _build(
         counting=counting,
         regions=regions,
         black_setup=black_setup,
+        first=first,
         **_build_fsf(data.get("fairy-stockfish"), source, by_id),
         flying_general=flags["flying-general"],
         passing=flags["pass"],
@@ -2580,7 +2592,7 @@ def _build_setup(
         out: list[tuple[int, str]] = []
         for rank_key, row in rows.items():
             key = f"{prefix}.{rank_key}"
-            if prefix == "setup" and rank_key == "black":
+            if prefix == "setup" and rank_key in ("black", "first"):
                 continue
             if (
                 not re.fullmatch(r"[0-9]{1,2}", rank_key)
@@ -2640,6 +2652,15 @@ def _build_setup(
         where = ", ".join(geometry.name(sq) for sq in sorted(both))
         raise VariantError(source, "setup.black", f"White and Black both stand on {where}")
     return white, black
+
+
+def _first_side(data: Mapping[str, Any], source: str) -> int:
+    """`[setup] first`: the side that makes the first move, 0 (White, the default) or 1."""
+    table = data.get("setup")
+    raw = table.get("first", "white") if isinstance(table, dict) else "white"
+    if raw not in ("white", "black"):
+        raise VariantError(source, "setup.first", 'the side that moves first: "white" or "black"')
+    return 0 if raw == "white" else 1
 
 
 def _castling_sides(raw: Any, source: str) -> tuple[int, ...]:

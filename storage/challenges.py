@@ -23,6 +23,7 @@ from storage.games import insert_game
 from storage.models import (
     Challenge,
     ChallengeStatus,
+    Color,
     ColorChoice,
     EventKind,
     Game,
@@ -97,13 +98,14 @@ class Challenges:
         *,
         start_position: str,
         options: Sequence[str] | None = None,
+        first: Color = Color.WHITE,
     ) -> tuple[Challenge, Game]:
         """`user_id` accepts; of any number of concurrent acceptors exactly one wins, the
         others get `ChallengeNotOpenError`. The game is created in the same transaction
         with `start_position` (the rules engine's start for the variant and options), in
         the challenge's channel, with no thread yet (`Games.set_thread`). `options`: the
         game's, when acceptance added one (a random setup's drawn array), else the
-        challenge's."""
+        challenge's. `first`: the side to move in `start_position`, whose turn starts."""
         accepted: tuple[Challenge, Game] | None = None
         async with self._db.transaction() as tx:
             challenge = await self._fetch(tx, challenge_id)
@@ -135,6 +137,7 @@ class Challenges:
                     message_id=challenge.message_id,
                     challenge_id=challenge.id,
                     definition_digest=challenge.definition_digest,
+                    first=first,
                 )
                 version = self._engine.version if self._engine else UNKNOWN_ENGINE_VERSION
                 game_id = await insert_game(tx, new, now, version)

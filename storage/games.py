@@ -23,6 +23,7 @@ from storage.errors import (
 from storage.models import (
     AppendedMove,
     ArchivedMove,
+    Color,
     EventKind,
     Game,
     GameStatus,
@@ -42,7 +43,8 @@ _VERIFY_ATTEMPTS = 3
 
 
 async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> int:
-    """Creates the game row and starts White's turn; shared with challenge acceptance."""
+    """Creates the game row and starts the first mover's turn (White's, or Black's in a
+    variant that Black opens); shared with challenge acceptance."""
     _rows.check_text("the variant id", new.variant_id, max_len=64)
     _rows.check_text("the start position", new.start_position, max_len=_rows.MAX_POSITION)
     _rows.check_clock(new.clock)
@@ -56,7 +58,7 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
         "message_id, variant_id, options, white_id, black_id, rated, turn, ply_count, "
         "position_text, engine_version, move_seconds, bank_cap_seconds, created_at, updated_at, "
         "definition_digest, engine_id, engine_level) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'white', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             new.challenge_id,
             new.tournament_id,
@@ -69,6 +71,7 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
             new.white_id,
             new.black_id,
             int(new.rated),
+            new.first.value,
             new.start_position,
             engine_version,
             new.clock.move_seconds,
@@ -84,7 +87,7 @@ async def insert_game(tx: Tx, new: NewGame, now: int, engine_version: str) -> in
         tx,
         game=await _shared.fetch_game(tx, game_id),
         ply=0,
-        user_id=new.white_id,
+        user_id=new.white_id if new.first is Color.WHITE else new.black_id,
         bank=0,
         now=now,
     )

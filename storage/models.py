@@ -297,6 +297,9 @@ class NewGame:
     """A game against the engine: the player it plays as (white_id or black_id)."""
     engine_level: int | None = None
     """A game against the engine: its level (1 to 8)."""
+    first: Color = Color.WHITE
+    """The side whose turn starts the game: Black in a variant that Black opens
+    (`[setup] first = "black"`, the start position's side to move)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -303,6 +303,7 @@ class GameService:
             self.clock.now(),
             start_position=start.position_text,
             options=options,
+            first=Color.BLACK if start.side_to_move else Color.WHITE,
         )
         self.cache.put(game.id, start, game.revision)
         return await self._view(game, start)

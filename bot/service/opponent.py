@@ -44,7 +44,7 @@ from rules.game import Game as RulesGame
 from rules.variant import Variant
 from search.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, level
 from storage.errors import GameNotFoundError, StorageError
-from storage.models import ColorChoice, EventKind, Game, NewEffect, NewGame, StorageEvent
+from storage.models import Color, ColorChoice, EventKind, Game, NewEffect, NewGame, StorageEvent
 
 log = logging.getLogger("fairypost.opponent")
 
@@ -187,6 +187,7 @@ class OpponentService:
                 definition_digest=resolved.digest,
                 engine_id=engine.id,
                 engine_level=number,
+                first=Color.BLACK if start.side_to_move else Color.WHITE,
             ),
             self.games.clock.now(),
         )

@@ -49,6 +49,7 @@ from storage.errors import ConflictError, TournamentNotFoundError
 from storage.models import (
     DAY,
     Board,
+    Color,
     EventKind,
     GameStatus,
     NewBoard,
@@ -552,6 +553,7 @@ class TournamentService:
                 clock=t.clock,
                 tournament_id=t.id,
                 definition_digest=t.definition_digest,
+                first=Color.BLACK if game_start.side_to_move else Color.WHITE,
             )
             out.append(NewBoard(p.round, board, p.white, p.black, game=game))
         return out

@@ -29,14 +29,15 @@ PLIES = 160
 def games(sf: Any, name: str) -> list[str]:
     """The rows of one section: `GAMES` seeded random games, each to its end."""
     fen = sf.start_fen(name)
+    first = 1 if fen.split()[1] == "b" else 0  # a section that Black opens
     rows = []
     for game in range(GAMES):
         rng = random.Random(f"{name}/{game}")
         moves: list[str] = []
-        ending, winner = _verdict(sf, name, fen, moves, 0)
+        ending, winner = _verdict(sf, name, fen, moves, first)
         while not ending and len(moves) < PLIES:
             moves.append(rng.choice(sorted(sf.legal_moves(name, fen, moves))))
-            ending, winner = _verdict(sf, name, fen, moves, len(moves) & 1)
+            ending, winner = _verdict(sf, name, fen, moves, (first + len(moves)) & 1)
         rows.append("\t".join([name, " ".join(moves), ending or "-", winner or "-"]))
         print(name, len(moves), ending, winner, file=sys.stderr)
     return rows

@@ -119,7 +119,6 @@ REFUSALS = [
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1\n", "but no drops"),
     ("[t:chess]\npromotionRegionWhite = *8\npromotionRegionBlack = *1\npromotedPieceType = p:q\n",
      "a Pawn that promotes both as in chess (promotionPieceTypes) and Shogi-style"),
-    ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3 b - - 0 1\n", "Black moving first"),
     # Captured pieces change sides: a Pawn type for Black alone would be White's too
     ("[t:crazyhouse]\ncustomPiece1 = s:mfhNcfW\npromotionPawnTypesBlack = s\n"
      "startFen = 4k3/ssssssss/8/8/8/8/PPPPPPPP/4K3 w - - 0 1\n", "pawn is a Pawn for one side"),
@@ -131,7 +130,10 @@ REFUSALS = [
      "check counts without checkCounting"),
     ("[t:chess]\ncheckCounting = true\n", "n-check needs the same number of checks"),
     ("[a:chess]\nblastOnCapture = true\n[b:a]\n", "[a] blastOnCapture: exploding captures beside"),
-    ("[t:chess]\npromotionRegionWhite = a8 b8\n", "a promotion region that is not whole ranks"),
+    # Squares, not whole ranks: a zone, unless an unpromoted Pawn can stand in it and leave
+    ("[t:chess]\npromotionRegionWhite = a8 b8\nmandatoryPawnPromotion = false\n",
+     "are not whole ranks, for a piece that can stand in them unpromoted"),
+    ("[t:chess]\npromotionRegionWhite = a2 a8\n", "are not whole ranks, for a piece that can"),
     ("[t:chess]\nflagRegion = *8\nflagPieceCount = 2\nflagPieceSafe = true\n",
      "flagPieceSafe: several flag pieces to be kept safe"),
     ("[t:chess]\nflagRegion = *8\nflagMove = true\n", "a flag move for any piece beside a King"),
