@@ -1,4 +1,5 @@
-"""Boards from 3x3 to 16x16: square names, indices and offsets (Dobutsu Shogi is 3x4).
+"""Boards from 1x1 to 16x16: square names, indices and offsets (Dobutsu Shogi is 3x4,
+Fairy-Stockfish's 1D Chess 8x1).
 
 A square is stored as one integer, `rank * files + file` (both 0-based, rank 0 is White's
 first rank), so move tables are plain tuples of ints. `Square` is the value type the
@@ -11,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-MIN_SIZE = 3
+MIN_SIZE = 1
 MAX_SIZE = 16
 FILE_LETTERS = "abcdefghijklmnop"
 _SQUARE_RE = re.compile(r"([a-p])([1-9][0-9]?)")

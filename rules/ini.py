@@ -1306,13 +1306,6 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         files = _file(config, "maxFile", source) + 1
     else:
         files = 8
-    if ranks < 3 or files < 3:
-        _refuse(
-            config,
-            "maxRank" if ranks < 3 else "maxFile",
-            source,
-            f"a board of {files}x{ranks}: Fairy Post's boards run from 3x3 to 16x16",
-        )
     start = _start(config, source, files, ranks)
     pieces = _pieces(config, source, start, files, ranks)
     by_slot = {p.slot: p for p in pieces}
@@ -2810,13 +2803,17 @@ def _castling(
         sides[:] = ["black"]
         white = black
     if white != black and len(sides) == 2:
-        # One side may lack the King or Rook the other castles with: then its castling is
-        # impossible in Fairy Post too.
         for move in black - white:
-            if any(start.board.get((s[0], s[1]), ("", -1))[1] != 0 for s in (move[0], move[2])):
-                continue
+            # Fairy Post's castling moves are White's, mirrored for Black: a move of Black's
+            # own (where White lacks the King or Rook, so cannot have the right) has no form.
+            king_sq, rook_sq = ((s[0], ranks - 1 - s[1]) for s in (move[0], move[2]))
             _refuse(
-                config, "startFen", source, "castling rights that differ between White and Black"
+                config,
+                "startFen",
+                source,
+                "castling rights that differ between White and Black (Black's King on "
+                f"{_square_name(king_sq)} castles with {_square_name(rook_sq)}; Fairy Post's "
+                "castling moves are White's, mirrored for Black)",
             )
         for move in white - black:
             mirrored = [(s[0], ranks - 1 - s[1]) for s in (move[0], move[2])]
@@ -2828,10 +2825,6 @@ def _castling(
                     "castling rights that differ between White and Black",
                 )
     moves = white
-    if len(sides) == 2:
-        moves = white | {
-            m for m in black if all(start.board.get(s, ("", -1))[1] == 0 for s in (m[0], m[2]))
-        }
     out: list[dict[str, object]] = []
     for king_sq, king_to, rook_sq, rook_to in sorted(moves, key=lambda m: -m[1][0]):
         out.append(

@@ -27,7 +27,7 @@ from typing import Any
 from rules import limits, shuffle
 from rules.betza import Component, Kind, parse_betza
 from rules.errors import BetzaError, UnknownVariantError, VariantError
-from rules.geometry import Geometry
+from rules.geometry import MAX_SIZE, MIN_SIZE, Geometry
 from rules.movement import MOVEMENT_KEYS, components_from_entry
 from rules.regions import Region, build_regions, parse_squares, region_named
 from rules.shuffle import RandomSetup
@@ -872,7 +872,7 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     (r"^name$", 'name = "Courier Plus"'),
     (r"^description$", 'description = "Courier chess with a Hawk."'),
     (r"^extends$", 'extends = "chess"  (a built-in variant; /variants lists them)'),
-    (r"^(files|ranks)$", "files = 10\nranks = 8  (from 3 to 16)"),
+    (r"^(files|ranks)$", "files = 10\nranks = 8  (from 1 to 16)"),
     (r"^pieces$", '[pieces]\nking = "K"\nhawk = { letter = "H", betza = "BN" }'),
     (
         r"\.(betza|pawn-moves|once-per-game)$",
@@ -1289,7 +1289,8 @@ def _build(
     try:
         geometry = Geometry(files, ranks)
     except ValueError as exc:
-        raise VariantError(source, "files", str(exc)) from None
+        key = "files" if not MIN_SIZE <= files <= MAX_SIZE else "ranks"
+        raise VariantError(source, key, str(exc)) from None
     status = data.get("status", "documented")
     if status not in STATUSES:
         raise VariantError(source, "status", f"must be one of {', '.join(STATUSES)}")

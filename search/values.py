@@ -53,6 +53,7 @@ CENTRE_CAP = 0.35  # ... at most this share either way
 
 _KNIGHT_COMPONENTS = parse_betza("N")
 _PAWN_COMPONENTS = parse_betza("fmW fcF", pawnlike=True)
+_WAZIR_COMPONENTS = parse_betza("W")
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,6 +358,23 @@ def turns_over(variant: Variant, piece: PieceType) -> str | None:
     return promotion.to[0]
 
 
+def _anchor(geo: Geometry) -> tuple[float, float]:
+    """The value that anchors the non-pawn pieces and the raw worth it stands for: the
+    Knight's, or on a board where a Knight cannot move (one rank or file: 1D Chess) the
+    Wazir's, valued as the formula values it on 8x8; (0, 1) when nothing can move (1x1)."""
+    knight = _raw_piece_worth(reach(geo, _KNIGHT_COMPONENTS))
+    if knight > 0:
+        return KNIGHT, knight
+    wazir = _raw_piece_worth(reach(geo, _WAZIR_COMPONENTS))
+    if wazir == 0:
+        return 0.0, 1.0
+    chess = Geometry(8, 8)
+    ratio = _raw_piece_worth(reach(chess, _WAZIR_COMPONENTS)) / _raw_piece_worth(
+        reach(chess, _KNIGHT_COMPONENTS)
+    )
+    return KNIGHT * ratio**EXPONENT, wazir
+
+
 class VariantValues:
     """Every piece's reach and value in one variant (computed once per variant)."""
 
@@ -372,8 +390,9 @@ class VariantValues:
             )
             for p in variant.pieces
         }
-        knight = _raw_piece_worth(reach(geo, _KNIGHT_COMPONENTS))
-        pawn = reach(geo, _PAWN_COMPONENTS).pawn_mobility
+        anchor, knight = _anchor(geo)
+        # A board of one rank leaves a Pawn no move: then every Pawn-class piece is one Pawn.
+        pawn = reach(geo, _PAWN_COMPONENTS).pawn_mobility or 1.0
         own: dict[str, float] = {}
         for p in variant.pieces:
             r = self.reach[p.id]
@@ -385,7 +404,7 @@ class VariantValues:
                 # A piece kept in its region by rule (the palace, its own half) is measured
                 # where it stands, not also penalised as colour-bound.
                 worth = _raw_piece_worth(r, bound=not p.region)
-                own[p.id] = KNIGHT * (worth / knight) ** EXPONENT
+                own[p.id] = anchor * (worth / knight) ** EXPONENT
         self.values: dict[str, int] = {}
         for p in variant.pieces:
             v = own[p.id]

@@ -18,7 +18,7 @@ from renderer.from_rules import (
 )
 from renderer.legend import draw_legend, legend_text
 from rules.game import Game
-from rules.variant import load_variant, variant_ids
+from rules.variant import load_definition, load_variant, variant_ids
 from tests.renderer.conftest import decode, layout, near, probe
 from tests.renderer.legibility import Measure, measure, start_measures
 
@@ -61,6 +61,47 @@ def test_the_measure_sees_small_letters() -> None:
     # the same picture, read as if shown at 300 px: everything is two thirds as tall
     small = [Measure(m.where, m.phone_px * 300 / 450) for m in measure(png, view)]
     assert _lows(small)
+
+
+STRIP = """
+id = "strip"
+name = "Strip"
+files = 16
+ranks = 1
+
+[pieces]
+king = "K"
+rook = "R"
+dabbaba = { letter = "D", betza = "D" }
+
+[setup]
+1 = "K D R . . . . . . . . . . . . ."
+
+[setup.black]
+1 = ". . . . . . . . . . . . . R D K"
+"""
+
+
+def test_a_board_of_one_rank_is_legible_with_its_coordinates() -> None:
+    """1D Chess's board, at its widest (16x1): a strip that fits a Discord preview, with
+    every file letter under its square and the one rank number beside it, 9 px tall."""
+    game = Game(load_definition(STRIP, source="strip"))
+    view = board_view(game.position)
+    png = render_game(game)
+    img = decode(png)
+    lay = layout(view)
+    assert img.size == (lay.width, lay.height) and img.width <= 1000
+    assert lay.sq * 16 < img.width and lay.board_h == lay.sq < img.height  # one row of squares
+    measures = measure(png, view)
+    coords = sorted(m.where for m in measures if m.where.startswith(("file", "rank")))
+    assert coords == sorted([f"file {chr(ord('a') + f)}" for f in range(16)] + ["rank 1"])
+    assert all(m.phone_px > 0 for m in measures)  # every label has ink
+    tokens = sorted(m.where for m in measures if m.where not in coords)
+    assert tokens == ["b1 D", "o1 D"]  # the lettered tokens (the King and Rook are drawn)
+    assert not _lows(measures), _lows(measures)
+    # Black's view reads the rank from the other end: p1 on the left.
+    black = layout(view, perspective=1)
+    assert black.square_box(15)[0] == black.board_x
 
 
 def _pixels(img: Image.Image) -> list[tuple[int, int, int]]:

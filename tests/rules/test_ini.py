@@ -122,7 +122,13 @@ REFUSALS = [
     # Captured pieces change sides: a Pawn type for Black alone would be White's too
     ("[t:crazyhouse]\ncustomPiece1 = s:mfhNcfW\npromotionPawnTypesBlack = s\n"
      "startFen = 4k3/ssssssss/8/8/8/8/PPPPPPPP/4K3 w - - 0 1\n", "pawn is a Pawn for one side"),
-    ("[t:chess]\nmaxRank = 1\nstartFen = KNR2rnk w\n", "Fairy Post's boards run from 3x3"),
+    ("[t:chess]\nmaxRank = 11\n", "'11' is not a rank from 1 to 10"),
+    ("[t:chess]\nmaxFile = m\n", "'m' is not a file from a to l"),
+    # Black's King castles on the rank White's shares (one rank): a move of Black's own
+    ("[t:chess]\nmaxRank = 1\nmaxFile = l\nstartFen = R3K3k2r w Qk - 0 1\n",
+     "Black's King on i1 castles with l1"),
+    ("[t:chess]\nstartFen = r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1\n",
+     "Black's King on e8 castles with a8"),
     ("[t:chess]\ndoubleStepRegionWhite = a2 b2\n", "starts in the double-step region"),
     ("[t:chess]\ntripleStepRegionWhite = *2\n", "tripleStepRegionWhite (a Pawn's triple step)"),
     ("[t:chess]\nstalemateValue = none\n", "'none' is not win, loss or draw"),

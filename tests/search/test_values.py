@@ -7,7 +7,7 @@ import pytest
 
 from rules.betza import parse_betza
 from rules.geometry import Geometry
-from rules.variant import load_variant, variant_ids
+from rules.variant import load_definition, load_variant, variant_ids
 from search.values import KNIGHT, Reach, piece_values, reach, symmetries
 
 
@@ -62,6 +62,38 @@ def test_a_new_piece_gets_a_value_from_its_movement_alone() -> None:
     assert nightrider.mobility > knight.mobility
     assert forward_rook.forward_share == 1.0
     assert 0 < forward_rook.mobility < reach(geo, parse_betza("R")).mobility
+
+
+LINE = """
+id = "line"
+name = "Line"
+files = 8
+ranks = 1
+
+[pieces]
+king = "K"
+rook = "R"
+knight = "N"
+dabbaba = { letter = "D", betza = "D" }
+wazir = { letter = "W", betza = "W" }
+
+[setup]
+1 = "K D R N W . . ."
+
+[setup.black]
+1 = ". . . . . R D K"
+"""
+
+
+def test_a_board_where_no_knight_moves_values_against_the_wazir() -> None:
+    """On one rank (1D Chess) a Knight never moves, so it cannot anchor the values: the
+    Wazir does, at what it is worth on 8x8, and the others keep their order."""
+    v = {pv.piece_id: pv.value for pv in piece_values(load_definition(LINE, source="line"))}
+    square = LINE.replace("ranks = 1", "ranks = 8").replace("[setup.black]\n1", "[setup.black]\n8")
+    on_8x8 = {pv.piece_id: pv.value for pv in piece_values(load_definition(square, source="sq"))}
+    assert v["knight"] == 0  # it has no move here
+    assert v["wazir"] == on_8x8["wazir"]
+    assert v["dabbaba"] < v["wazir"] < v["rook"]
 
 
 def test_two_sided_pieces_are_worth_the_mean_of_their_faces() -> None:
