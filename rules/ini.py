@@ -3058,7 +3058,7 @@ VARIANT_WRITTEN |= {
     "extinction",
 }
 VARIANT_WRITTEN |= {"drop_promoted", "chasing", "counting", "passing", "bikjang", "points"}
-VARIANT_WRITTEN |= {"move_repetition", "mate", "bare_king_draw", "first"}
+VARIANT_WRITTEN |= {"move_repetition", "mate", "bare_king_draw", "first", "castling_sides"}
 PIECE_WRITTEN = frozenset(
     [
         "id",
@@ -3966,14 +3966,20 @@ def _export_castling(
             keys["castlingWins"] = wins if color == 0 else wins[:-1] + wins[-1].lower()
     keys["castlingRank"] = str(next(iter(ranks_)))
     keys["castlingKingFile"] = FILE_LETTERS[king_file]
-    at = dict(variant.setup)
+    # The pieces of the first side that castles (`sides = ["black"]`: Black's, mirrored);
+    # the start position's rights name only the sides that castle (Fairy-Stockfish's rights
+    # are only ever lost, so the rule holds for the whole game).
+    color = variant.castling_sides[0]
+    at = {sq if color == 0 else geo.mirror(sq): pid for sq, pid in variant.army(color)}
     kings = {at.get(c.king_from) for c in variant.castling}
     rooks = {at.get(c.rook_from) for c in variant.castling}
     if None in kings or None in rooks or len(kings) != 1:
         refuse("castling", "castling without its pieces on their squares")
     keys["castlingKingPiece"] = letter_of[str(next(iter(kings)))]
     keys["castlingRookPieces"] = "".join(sorted(letter_of[str(r)] for r in rooks))
-    return "".join(sorted(rights)) + "".join(sorted(rights)).lower()
+    white = "".join(sorted(rights)) if 0 in variant.castling_sides else ""
+    black = "".join(sorted(rights)).lower() if 1 in variant.castling_sides else ""
+    return white + black
 
 
 def _export_fen(variant: Variant, letter_of: Mapping[str, str], castling: str) -> str:
