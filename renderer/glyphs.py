@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from renderer.view import Dot, Glyph, Mode, Ray, Trail
-from rules.betza import Component, Kind, lame_intermediates, parse_betza
+from rules.betza import Component, Kind, is_multi_step, lame_intermediates, parse_betza
 from rules.variant import PieceType
 
 
@@ -121,10 +121,6 @@ def _figure_glyph(figure: str) -> Glyph:
     return glyph_for(parse_betza(_FIGURE_BETZA[figure]))
 
 
-def _is_double_step(c: Component) -> bool:
-    return c.kind is Kind.LAME and c.vectors == frozenset({(0, 2)}) and c.move and not c.capture
-
-
 def figure_for(piece: PieceType) -> str | None:
     """The orthodox figurine for a King, Queen, Rook, Bishop, Knight or Pawn that moves
     as in chess (a Pawn's double step and a King's special first moves allowed); None
@@ -134,7 +130,7 @@ def figure_for(piece: PieceType) -> str | None:
         return None
     comps = piece.components
     if figure == "pawn":
-        comps = tuple(c for c in comps if not _is_double_step(c))
+        comps = tuple(c for c in comps if not is_multi_step(c))
     return figure if glyph_for(comps) == _figure_glyph(figure) else None
 
 

@@ -183,6 +183,16 @@ def select_directions(vectors: frozenset[Vector], letters: str) -> frozenset[Vec
     return frozenset(chosen)
 
 
+def is_multi_step(c: Component) -> bool:
+    """A Pawn's double or triple step (`fmnD`, `fmnH`): a lame, move-only step two or more
+    squares straight forward, the move after which a piece may be taken en passant on any
+    square it passed."""
+    if c.kind is not Kind.LAME or not c.move or c.capture or len(c.vectors) != 1:
+        return False
+    (x, y), *_ = c.vectors
+    return x == 0 and y >= 2
+
+
 def lame_intermediates(v: Vector) -> tuple[Vector, ...]:
     """Squares a lame (`n`) leap passes, as Fairy-Stockfish walks them: along the longer
     side until the rest is diagonal, then diagonally. The line for straight and diagonal

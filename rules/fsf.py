@@ -156,7 +156,7 @@ def fen(pos: Position) -> str:
     """The position as a FEN that Fairy-Stockfish reads for the same variant: its letters
     (`Q~` for a piece promoted in a game with demotion to the hand), the pocket in brackets
     after the board, castling (and S-Chess gating) rights, the
-    en-passant square only when a capture there is legal, the clocks."""
+    en-passant squares only where a capture there is legal, the clocks."""
     v = pos.variant
     t = pos.t
     geo = t.geo
@@ -190,7 +190,9 @@ def fen(pos: Position) -> str:
             for letter in [_letter(table, pos, code >> 1).lstrip("+")]
         )
         board += f"[{pocket}]"
-    ep = geo.name(pos.ep) if pos.ep >= 0 and _ep_capturable(pos) else "-"
+    # Every square a double or triple step passed where an en-passant capture is legal,
+    # in the board's order and run together (`d7d8`), as Fairy-Stockfish writes them.
+    ep = "".join(geo.name(sq) for sq in pos.ep_capture_squares()) or "-"
     clock = str(pos.halfmove)
     counting = pos.counting()
     if counting is not None:
@@ -262,18 +264,6 @@ def _shredder_rights(pos: Position) -> str:
             ch = "abcdefghijklmnop"[geo.file_of(rook)]
             out.append(ch.upper() if letter.isupper() else ch)
     return "".join(out)
-
-
-def _ep_capturable(pos: Position) -> bool:
-    """Fairy-Stockfish names the en-passant square only when a capture there is legal."""
-    codes: list[int] = []
-    pos._ep_codes(codes)
-    if pos.t.blast:
-        legal = set(pos.legal_codes())
-        return any(c in legal for c in codes)
-    return (
-        any(pos._safe_after(c) for c in codes) if pos.variant.goal == "checkmate" else bool(codes)
-    )
 
 
 def san(pos: Position, c: int, table: Mapping[str, str] | None = None) -> str:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from rules.betza import ATOMS, Component, Kind, parse_betza
+from rules.betza import ATOMS, Component, Kind, is_multi_step, parse_betza
 from rules.errors import BetzaError, RulesError, VariantError
 from rules.variant import (
     ANY_PIECE,
@@ -892,8 +892,6 @@ REFUSED: dict[str, str] = {
     "enclosingDrop": "drops that must enclose pieces (Reversi, Ataxx)",
     "flipEnclosedPieces": "flipping enclosed pieces (Reversi, Ataxx)",
     "wallingRule": "walls placed on the board (Duck chess, Amazons)",
-    "tripleStepRegionWhite": "a Pawn's triple step",
-    "tripleStepRegionBlack": "a Pawn's triple step",
     "enclosingDropStart": "drops that must enclose pieces (Reversi)",
     "wallingRegion": "walls placed on the board (Duck chess, Amazons)",
     "wallingRegionWhite": "walls placed on the board (Duck chess, Amazons)",
@@ -934,6 +932,8 @@ MAPPED = frozenset(
         "doubleStepRegionBlack",
         "doubleStepRank",
         "doubleStepRankMin",
+        "tripleStepRegionWhite",
+        "tripleStepRegionBlack",
         "enPassantRegion",
         "enPassantRegionWhite",
         "enPassantRegionBlack",
@@ -1888,6 +1888,10 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
             entry["double-step"] = double if isinstance(double, str) else "none"
         if not isinstance(double, str):
             entry["double-step-rows"] = double
+        if slot == "pawn":
+            triple = _triple_step(config, source, files, ranks)
+            if triple is not None:
+                entry["triple-step-rows"] = triple
         fsf_set = moves
         if slot == "pawn" or not isinstance(double, str):
             fsf_set = frozenset(m for m in moves if not m[1])
@@ -2417,6 +2421,29 @@ def _double_step(
         raise
 
 
+def _triple_step(
+    config: Config, source: str, files: int, ranks: int
+) -> list[int] | dict[str, list[int]] | None:
+    """Fairy-Stockfish's triple step (`tripleStepRegionWhite/Black`, none by default) is the
+    predefined Pawn's alone (0.0.90 gives custom pieces none): from any square of the region,
+    moved or not, as Fairy Post's `triple-step-rows`, when the regions are whole ranks."""
+    regions = []
+    for key in ("tripleStepRegionWhite", "tripleStepRegionBlack"):
+        region = _region(config, key, source, files, ranks)
+        regions.append(region or frozenset())
+    if not regions[0] and not regions[1]:
+        return None
+    rows = []
+    for color, key in enumerate(("tripleStepRegionWhite", "tripleStepRegionBlack")):
+        found = _rank_rows(regions[color], files, ranks, color)
+        if found is None:
+            _refuse(config, key, source, "a triple-step region of part of a rank")
+        rows.append(found)
+    if rows[0] == rows[1]:
+        return rows[0]
+    return {"white": rows[0], "black": rows[1]}
+
+
 def _double_step_regions(
     config: Config, source: str, files: int, ranks: int
 ) -> tuple[frozenset[Square], frozenset[Square]]:
@@ -2712,12 +2739,14 @@ def _en_passant(
         for p in pieces
         if (p.slot == "pawn" and p.entry.get("double-step") == "initial")
         or "double-step-rows" in p.entry
+        or "triple-step-rows" in p.entry
         or (p.slot != "pawn" and any(m[1] for m in p.moves))
     ]
     capturers = [
         p.id
         for p in pieces
         if all(p.slot in piece_set(config, "enPassantTypes", c) for c in (0, 1))
+        and (not victims or _takes_en_passant(config, source, p))
     ]
     if any(p.slot in piece_set(config, "enPassantTypes", 0) for p in pieces) != any(
         p.slot in piece_set(config, "enPassantTypes", 1) for p in pieces
@@ -2737,6 +2766,34 @@ def _en_passant(
     if regions[0] != every or regions[1] != every:
         _refuse(config, "enPassantRegion", source, "en passant on some squares only")
     rules["en-passant"] = {"capturers": capturers, "victims": victims}
+
+
+def _takes_en_passant(config: Config, source: str, piece: Piece) -> bool:
+    """Whether a piece of `enPassantTypes` ever takes en passant. Fairy-Stockfish (0.0.90)
+    takes en passant onto the squares a piece attacks but cannot move to without capturing:
+    the Pawn's `fcF`, never a piece that also steps there (Dragon Chess's Pawn, which moves
+    as a King too). Fairy Post's en passant is the diagonal forward capture's alone."""
+
+    def reach(move: Move) -> set[tuple[int, int]]:
+        kind, _, _, (x, y), span = move
+        if kind in ("leap", "lame"):
+            return {(x, y)}
+        return {(x * k, y * k) for k in range(1, (span or 15) + 1)}
+
+    quiet = set().union(*(reach(m) for m in piece.moves if not m[2]))
+    only = set().union(*(reach(m) for m in piece.moves if m[2] and not m[1])) - quiet
+    forward = {(1, 1), (-1, 1)}
+    if not only:
+        return False
+    if only != forward:
+        _refuse(
+            config,
+            "enPassantTypes/0",
+            source,
+            f"{piece.slot} would take en passant with captures other than the Pawn's "
+            f"diagonal forward one ({betza_for(frozenset(m for m in piece.moves if m[2]))})",
+        )
+    return True
 
 
 def _castling(
@@ -3180,6 +3237,7 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         refuse("pieces", "a game without exactly one royal piece")
     pawn_rows: set[int] = set()
     initial_pieces = []
+    rowed: list[tuple[PieceType, tuple[Component, ...]]] = []
     promoted_forms = [p for p in variant.pieces if p.demotes_to is not None]
     gated = _cambodian_pieces(variant, refuse)
     diagonal: list[PieceType] = []  # pieces with region moves on Janggi's palace lines
@@ -3193,7 +3251,11 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         if letter is None or len(letter) != 1:
             refuse(f"pieces.{p.id}", "a piece without a one-letter Fairy-Stockfish name")
         assert letter is not None
-        moves = our_moves(p.components)
+        # Double and triple steps from rows (moved or not) are Fairy-Stockfish's regions
+        stepped = tuple(c for c in p.components if is_multi_step(c) and c.rows)
+        if stepped:
+            rowed.append((p, stepped))
+        moves = our_moves(c for c in p.components if c not in stepped)
         if moves is None:
             kinds = sorted({c.kind.value for c in p.components} - {"leap", "lame", "ride", "hop"})
             names = {
@@ -3265,6 +3327,11 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         keys[slot] = letter + (f":{betza}" if betza else "")
         if slot == "pawn":
             pawn_rows |= {geo.row(sq, 0) for sq, pid in variant.setup if pid == p.id}
+        if stepped and slot != "pawn":
+            refuse(
+                f"pieces.{p.id}",
+                "double or triple steps from rows for a piece other than Fairy-Stockfish's Pawn",
+            )
     letter_of = {pid: table[pid] for pid in slots}
     parent = _export_diagonal_lines(variant, diagonal, slots, keys, refuse)
     _export_promoted_forms(variant, promoted_forms, slots, letter_of, keys, used, customs, refuse)
@@ -3334,13 +3401,17 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         starts |= {geo.row(sq, 0) for sq, pid in variant.setup if pid == p.id}
     if len(starts) > 1:
         refuse("pieces", "first moves from more than one rank")
+    if starts and rowed:
+        refuse("pieces", "double steps both on the first move and from rows")
     if starts:
         row = next(iter(starts))
         keys["doubleStepRegionWhite"] = f"*{row}"
         keys["doubleStepRegionBlack"] = f"*{ranks + 1 - row}"
+    elif rowed:
+        _export_step_rows(rowed[0][1], ranks, keys, refuse)
     else:
         keys["doubleStep"] = "false"
-    victims = {p.id for p in initial_pieces}
+    victims = {p.id for p in initial_pieces} | {p.id for p, _ in rowed}
     if variant.ep_victims and variant.ep_victims != victims:
         refuse("rules.en-passant", "en-passant victims other than the pieces with a first move")
     if not variant.ep_capturers and victims:
@@ -3731,6 +3802,30 @@ def _free_slot(
         if _normal(fsf_moves(text)[0]) == _normal(moves):
             return cand, ""
     return next(customs, None), fsf_betza_for(moves)
+
+
+def _export_step_rows(
+    stepped: tuple[Component, ...],
+    ranks: int,
+    keys: dict[str, str],
+    refuse: Callable[[str, str], NoReturn],
+) -> None:
+    """The Pawn's double and triple steps from rows as `doubleStepRegion*` and
+    `tripleStepRegion*` (whole ranks: a region holds for a Pawn moved or not)."""
+    rows: dict[int, set[int]] = {2: set(), 3: set()}
+    for c in stepped:
+        (_, length), *_ = c.vectors
+        if length not in rows:
+            refuse("pieces.pawn", f"a {length}-square step: Fairy-Stockfish's Pawn has none")
+        rows[length] |= {r + 1 for r in c.rows}
+    for length, name in ((2, "double"), (3, "triple")):
+        if rows[length]:
+            keys[f"{name}StepRegionWhite"] = " ".join(f"*{r}" for r in sorted(rows[length]))
+            keys[f"{name}StepRegionBlack"] = " ".join(
+                f"*{ranks + 1 - r}" for r in sorted(rows[length])
+            )
+    if not rows[2]:
+        keys["doubleStep"] = "false"
 
 
 def _soldier_rank(variant: Variant, p: PieceType) -> int | None:

@@ -66,7 +66,7 @@ class _Undo(NamedTuple):
     changes: list[tuple[int, int, int]]  # (square, old code, old virgin flag)
     extra: _Extra | None
     kings: tuple[int, int]
-    ep: int
+    ep_squares: tuple[int, ...]
     ep_victim: int
     halfmove: int
     fullmove: int
@@ -119,6 +119,7 @@ class Position:
         "board",
         "checks",
         "ep",
+        "ep_squares",
         "ep_victim",
         "fullmove",
         "gates",
@@ -148,7 +149,10 @@ class Position:
         self.virgin = bytearray(size)
         self.kings: list[int] = [-1, -1]
         self.side = 0
+        # En passant: the squares a double or triple step has just passed, from its origin
+        # on (`ep` is the first of them, -1 for none), and the piece that made it.
         self.ep = -1
+        self.ep_squares: tuple[int, ...] = ()
         self.ep_victim = -1
         self.halfmove = 0
         self.fullmove = 1
@@ -262,6 +266,7 @@ class Position:
         other.kings = self.kings[:]
         other.side = self.side
         other.ep = self.ep
+        other.ep_squares = self.ep_squares
         other.ep_victim = self.ep_victim
         other.halfmove = self.halfmove
         other.fullmove = self.fullmove
@@ -290,6 +295,7 @@ class Position:
         other = self.copy()
         other.side = side
         other.ep = -1
+        other.ep_squares = ()
         other.ep_victim = -1
         other.rehash()
         return other
@@ -925,14 +931,18 @@ class Position:
         out.extend(extra)
 
     def _ep_codes(self, out: list[int]) -> None:
+        """The en-passant captures onto each square the last double or triple step passed
+        (each takes the piece that made it, wherever it landed)."""
         t = self.t
         board = self.board
-        ep = self.ep
         side = self.side
-        for o in t.ep_origins[side][ep]:
-            p = board[o]
-            if p and (p & 1) == side and t.ep_capturer[p]:
-                out.append(o | ep << 8 | EP << KIND_SHIFT | F_PAWN)
+        origins = t.ep_origins[side]
+        capturer = t.ep_capturer
+        for ep in self.ep_squares:
+            for o in origins[ep]:
+                p = board[o]
+                if p and (p & 1) == side and capturer[p]:
+                    out.append(o | ep << 8 | EP << KIND_SHIFT | F_PAWN)
 
     def _castling_codes(self, out: list[int]) -> None:
         side = self.side
@@ -1790,7 +1800,7 @@ class Position:
                 changes,
                 extra,
                 undo_kings,
-                self.ep,
+                self.ep_squares,
                 self.ep_victim,
                 self.halfmove,
                 self.fullmove,
@@ -1804,13 +1814,18 @@ class Position:
         # En passant right, counters, side to move.
         self.ep = -1
         self.ep_victim = -1
+        if self.ep_squares:
+            self.ep_squares = ()
         if (
             c & F_DOUBLE
             and kind == NORMAL
             and t.ep_victim[board[d]]
             and not (c >> PROMO_SHIFT) & PROMO_MASK
         ):
-            self.ep = (o + d) >> 1
+            # Every square passed (one for a double step, two for a triple step).
+            step = t.geo.files if d > o else -t.geo.files
+            self.ep_squares = tuple(range(o + step, d, step))
+            self.ep = o + step
             self.ep_victim = d
         if kind == PLACE:
             nxt = 0 if self.reserve[0] else 1 if self.reserve[1] else 0
@@ -2093,7 +2108,8 @@ class Position:
                 self.checks,
             ) = u.extra
         self.kings[0], self.kings[1] = u.kings
-        self.ep = u.ep
+        self.ep_squares = u.ep_squares
+        self.ep = u.ep_squares[0] if u.ep_squares else -1
         self.ep_victim = u.ep_victim
         self.halfmove = u.halfmove
         self.fullmove = u.fullmove
@@ -2120,7 +2136,7 @@ class Position:
                 [],
                 None,
                 (self.kings[0], self.kings[1]),
-                self.ep,
+                self.ep_squares,
                 self.ep_victim,
                 self.halfmove,
                 self.fullmove,
@@ -2132,6 +2148,7 @@ class Position:
         )
         self._legal = None
         self.ep = -1
+        self.ep_squares = ()
         self.ep_victim = -1
         self.side ^= 1
         self.hash ^= self.t.z_side
@@ -2140,9 +2157,21 @@ class Position:
     # ------------------------------------------------------------------ repetition keys
 
     def _key(self) -> int:
-        """The hash extended by the en-passant captures that are actually legal (§4.7)."""
+        """The hash extended by the en-passant captures that are actually legal (§4.7):
+        one key for each square passed where one is."""
         if self.ep < 0:
             return self.hash
+        h = self.hash
+        z_ep = self.t.z_ep
+        for sq in self.ep_capture_squares():
+            h ^= z_ep[sq]
+        return h
+
+    def ep_capture_squares(self) -> list[int]:
+        """The squares passed by the last double or triple step onto which an en-passant
+        capture is legal, in the board's order (what Fairy-Stockfish writes in a FEN)."""
+        if self.ep < 0:
+            return []
         out: list[int] = []
         self._ep_codes(out)
         if self.t.blast and out:
@@ -2150,7 +2179,7 @@ class Position:
             out = [c for c in out if c in legal]
         elif self.variant.goal == "checkmate":
             out = [c for c in out if self._safe_after(c)]
-        return self.hash ^ self.t.z_ep[self.ep] if out else self.hash
+        return sorted({(c >> 8) & 0xFF for c in out})
 
     def repetitions(self) -> int:
         """How many times the current position has occurred in the known history."""

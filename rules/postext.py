@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from rules.betza import is_multi_step
 from rules.errors import PositionTextError
 from rules.position import Position
 from rules.tables import Tables, tables_of
@@ -151,7 +152,7 @@ def format_position(pos: Position) -> str:
         "/".join(rows),
         "w" if pos.side == 0 else "b",
         castling or "-",
-        geo.name(pos.ep) if pos.ep >= 0 else "-",
+        "".join(geo.name(sq) for sq in sorted(pos.ep_squares)) or "-",
         str(pos.halfmove),
         str(pos.fullmove),
     ]
@@ -306,26 +307,8 @@ def parse_position(variant: Variant | str, text: str) -> Position:
                 )
             pos.virgin[king] = 1
             pos.virgin[rook] = 1
-    ep = fields[3]
-    if ep != "-":
-        ep_sq = geo.parse(ep)
-        if ep_sq is None:
-            raise PositionTextError(f"en-passant square {ep!r} is not on the board")
-        sq = ep_sq
-        victim = sq - geo.files if pos.side == 0 else sq + geo.files
-        mover = ("White", "Black")[pos.side ^ 1]
-        if (
-            not 0 <= victim < geo.size
-            or pos.board[sq]
-            or not t.ep_victim[pos.board[victim]]
-            or (pos.board[victim] & 1) == pos.side
-        ):
-            raise PositionTextError(
-                f"en-passant square {ep} is not just behind a {mover} piece that has "
-                "just double-stepped"
-            )
-        pos.ep = sq
-        pos.ep_victim = victim
+    if fields[3] != "-":
+        _read_en_passant(pos, fields[3])
     for name, value in (("halfmove clock", fields[4]), ("move number", fields[5])):
         if not (value.isascii() and value.isdigit()):
             raise PositionTextError(f"the {name} must be a number, not {value!r}")
@@ -360,6 +343,67 @@ def parse_position(variant: Variant | str, text: str) -> Position:
     _check_consistency(pos)
     pos.rehash()
     return pos
+
+
+_SQUARE_RE = re.compile(r"[a-p][1-9][0-9]?")
+
+
+def _read_en_passant(pos: Position, text: str) -> None:
+    """The en-passant field: the squares the last double or triple step passed, run
+    together as Fairy-Stockfish writes them (`d6`; `d7d8` after a triple step). It may name
+    only some of them (Fairy-Stockfish names those where a capture is legal): the piece
+    that moved is the first one beyond them, on the same file."""
+    t = pos.t
+    geo = t.geo
+    names = _SQUARE_RE.findall(text)
+    mover = ("White", "Black")[pos.side ^ 1]
+    if "".join(names) != text:
+        raise PositionTextError(f"en-passant field {text!r}: squares such as d6, or d7d8")
+    squares = []
+    for name in names:
+        sq = geo.parse(name)
+        if sq is None:
+            raise PositionTextError(f"en-passant square {name!r} is not on the board")
+        squares.append(sq)
+    # The step went away from the mover's side: White's up the board, Black's down.
+    step = -geo.files if pos.side == 0 else geo.files
+    squares.sort(reverse=step < 0)  # from the origin on
+    files = {geo.file_of(sq) for sq in squares}
+    if len(files) != 1 or len(set(squares)) != len(squares):
+        raise PositionTextError(f"en-passant squares {text} are not on one file")
+    victim = squares[-1] + step
+    for _ in range(2):  # past a passed square left unnamed (a triple step's)
+        if 0 <= victim < geo.size and not pos.board[victim]:
+            victim += step
+    code = pos.board[victim] if 0 <= victim < geo.size else 0
+    passed = range(squares[0], victim, step)
+    longest = (
+        max(
+            (
+                y
+                for c in pos.variant.piece(t.type_ids[code >> 1]).components
+                if is_multi_step(c)
+                for _, y in c.vectors
+            ),
+            default=0,
+        )
+        if code
+        else 0
+    )
+    if (
+        not code
+        or not t.ep_victim[code]
+        or (code & 1) == pos.side
+        or any(pos.board[sq] for sq in passed)
+        or len(passed) >= longest
+    ):
+        raise PositionTextError(
+            f"en-passant squares {text} are not just behind a {mover} piece that has "
+            "just made a double or triple step"
+        )
+    pos.ep_squares = tuple(squares)
+    pos.ep = squares[0]
+    pos.ep_victim = victim
 
 
 def _read_extension(pos: Position, key: str, value: str) -> None:

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
-from rules.betza import Component, Kind, Vector, lame_intermediates
+from rules.betza import Component, Kind, Vector, is_multi_step, lame_intermediates
 from rules.geometry import Geometry
 from rules.limits import special_attacker
 from rules.movement import oriented
@@ -30,7 +30,7 @@ class MoveCode:
     KIND_MASK = 0x7
     NORMAL, EP, CASTLE, DROP, PLACE, SWAP, PASS = range(7)
     PAWN = 1 << 25  # a pawn-class move: resets the move-count rule
-    DOUBLE = 1 << 26  # a lame double step: may give an en-passant right
+    DOUBLE = 1 << 26  # a lame double (or triple) step: may give an en-passant right
     ONCE = 1 << 27  # uses the royal piece's once-per-game move
     CASTLE_SHIFT = 28  # index of the castling rule (or the Rook for fast castling)
     CASTLE_MASK = 0x3F
@@ -88,7 +88,7 @@ def _mode(c: Component) -> int:
 
 def _flags(c: Component) -> int:
     flags = MC.PAWN if c.pawnlike else 0
-    if c.kind is Kind.LAME and c.vectors == frozenset({(0, 2)}) and c.move and not c.capture:
+    if is_multi_step(c):
         flags |= MC.DOUBLE
     return flags
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import limits, shuffle
-from rules.betza import Component, Kind, parse_betza
+from rules.betza import Component, Kind, is_multi_step, parse_betza
 from rules.errors import BetzaError, UnknownVariantError, VariantError
 from rules.geometry import MAX_SIZE, MIN_SIZE, Geometry
 from rules.movement import MOVEMENT_KEYS, components_from_entry
@@ -67,6 +67,8 @@ PIECE_KEYS = {
     "letter",
     "double-step",
     "double-step-rows",
+    "triple-step",
+    "triple-step-rows",
     "promotion",
     "flip",
     "family",
@@ -893,7 +895,7 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         r"\.(compulsory-rows|optional-rows|no-drop-rows)$",
         "no-drop-rows = [1, 8]  (rows counted from the owner)",
     ),
-    (r"\.double-step$", 'double-step = "initial"  (or "any", "none")'),
+    (r"\.(double|triple)-step$", 'double-step = "initial"  (or "any", "none")'),
     (r"\.bent", 'bent = [{ first = "F", then = "orthogonal" }]'),
     (
         r"\.(paths|ride-paths)",
@@ -1434,19 +1436,15 @@ def _build(
                 raise VariantError(source, f"rules.en-passant.{key}", f"unknown piece {pid!r}")
         ep_sets.append(frozenset(ids))
     for pid in ep_sets[0]:
-        if not any(
-            c.capture and not c.move and c.kind is Kind.LEAP and {(1, 1), (-1, 1)} <= c.vectors
-            for c in by_id[pid].components
-        ):
+        problem = _ep_capturer_problem(by_id[pid].components)
+        if problem:
+            raise VariantError(source, "rules.en-passant.capturers", f"{pid} {problem}")
+    for pid in ep_sets[1]:
+        if not any(is_multi_step(c) for c in by_id[pid].components):
             raise VariantError(
                 source,
-                "rules.en-passant.capturers",
-                f"{pid} has no diagonal forward capture (fcF) to take en passant with",
-            )
-    for pid in ep_sets[1]:
-        if not any(_is_double_step(c) for c in by_id[pid].components):
-            raise VariantError(
-                source, "rules.en-passant.victims", f"{pid} has no double step to be taken after"
+                "rules.en-passant.victims",
+                f"{pid} has no double or triple step to be taken after",
             )
 
     bare_king = rules.get("bare-king", "none")
@@ -2154,9 +2152,25 @@ def _check_demotion(pieces: tuple[PieceType, ...], captures_to_hand: bool, sourc
                 )
 
 
-def _is_double_step(c: Component) -> bool:
-    """The lame two-square forward step of spec §3.6 (`fmnD`), whoever owns it."""
-    return c.kind is Kind.LAME and c.vectors == frozenset({(0, 2)}) and c.move and not c.capture
+def _ep_capturer_problem(components: tuple[Component, ...]) -> str:
+    """Why a piece cannot take en passant ("" when it can). It takes with its diagonal
+    forward capture (`fcF`), which must be a capture only: a piece that may also step there
+    without taking (a King's `F`) would have two moves onto the same empty square, and
+    Fairy-Stockfish (0.0.90) takes en passant only where a piece captures but cannot move."""
+    forward = {(1, 1), (-1, 1)}
+    takes = any(c.capture and c.kind is Kind.LEAP and forward <= c.vectors for c in components)
+    if not takes:
+        return "has no diagonal forward capture (fcF) to take en passant with"
+    steps = any(
+        c.move and c.kind in (Kind.LEAP, Kind.LAME, Kind.RIDE) and forward & c.vectors
+        for c in components
+    )
+    if steps:
+        return (
+            "also moves diagonally forward without capturing, so it cannot take en passant "
+            "(Fairy-Stockfish's rule: en passant only where a piece captures but cannot move)"
+        )
+    return ""
 
 
 def _rows(value: Any, source: str, key: str, ranks: int) -> frozenset[int]:
@@ -2168,34 +2182,63 @@ def _rows(value: Any, source: str, key: str, ranks: int) -> frozenset[int]:
     return frozenset(value)
 
 
-def _double_step_rows(value: Any, source: str, key: str, ranks: int) -> list[Component]:
-    """`double-step-rows`: the rows (from the owner) a Pawn's two-square step starts from,
-    the same for both sides (`[2, 3]`) or per side (`{ white = [2], black = [] }`: on
-    Minihouse's six ranks Fairy-Stockfish's seventh-rank double step is off Black's board)."""
-    where = f"{key}.double-step-rows"
+def _step_rows(
+    value: Any, source: str, key: str, ranks: int, name: str = "double"
+) -> list[Component]:
+    """`double-step-rows` (`triple-step-rows`): the rows (from the owner) a Pawn's two-square
+    (three-square) step starts from, the same for both sides (`[2, 3]`) or per side
+    (`{ white = [2], black = [] }`: on Minihouse's six ranks Fairy-Stockfish's seventh-rank
+    double step is off Black's board)."""
+    where = f"{key}.{name}-step-rows"
     if isinstance(value, dict):
         unknown = set(value) - {"white", "black"}
         if unknown or len(value) != 2:
             raise VariantError(source, where, "give both `white` and `black` (lists of rows)")
         per_side = [_rows(value[s], source, f"{where}.{s}", ranks) for s in ("white", "black")]
         if not (per_side[0] or per_side[1]):
-            raise VariantError(source, where, 'no rows for either side: write double-step = "none"')
+            raise VariantError(
+                source, where, f'no rows for either side: write {name}-step = "none"'
+            )
     else:
         rows = _rows(value, source, where, ranks)
         if not rows:
-            raise VariantError(source, where, 'no rows: write double-step = "none"')
+            raise VariantError(source, where, f'no rows: write {name}-step = "none"')
         per_side = [rows, rows]
     groups = (
         [((0, 1), per_side[0])]
         if per_side[0] == per_side[1]
         else [((c,), per_side[c]) for c in (0, 1) if per_side[c]]
     )
+    betza = "fmnD" if name == "double" else "fmnH"
     out: list[Component] = []
     for colors, rows in groups:
         out.extend(
             dataclasses.replace(c, rows=frozenset(r - 1 for r in rows), sides=frozenset(colors))
-            for c in parse_betza("fmnD", pawnlike=True)
+            for c in parse_betza(betza, pawnlike=True)
         )
+    return out
+
+
+def _multi_steps(merged: Mapping[str, Any], source: str, key: str, ranks: int) -> list[Component]:
+    """A Pawn's double and triple steps: `double-step` and `triple-step` ("initial": the
+    first move only, "any": from any square, "none"), or the rows they start from
+    (`double-step-rows`, `triple-step-rows`: Wildebeest's Pawns triple-step from the second
+    row and double-step from the second and third)."""
+    out: list[Component] = []
+    for name, betza in (("double", "fmnD"), ("triple", "fmnH")):
+        kind = merged.get(f"{name}-step", "none")
+        if kind not in ("none", "initial", "any"):
+            raise VariantError(source, f"{key}.{name}-step", "must be none, initial or any")
+        if kind != "none":
+            out.extend(parse_betza(("i" if kind == "initial" else "") + betza, pawnlike=True))
+        if f"{name}-step-rows" in merged:
+            if kind != "none":
+                raise VariantError(
+                    source,
+                    f"{key}.{name}-step-rows",
+                    f'replaces {name}-step: set it to "none"',
+                )
+            out.extend(_step_rows(merged[f"{name}-step-rows"], source, key, ranks, name))
     return out
 
 
@@ -2265,17 +2308,7 @@ def _build_pieces(
         if base is not None and name != base["name"]:
             aliases.insert(0, base["name"])
         comps = list(components_from_entry(merged, source, key))
-        double = merged.get("double-step", "none")
-        if double not in ("none", "initial", "any"):
-            raise VariantError(source, f"{key}.double-step", "must be none, initial or any")
-        if double != "none":
-            comps.extend(parse_betza("ifmnD" if double == "initial" else "fmnD", pawnlike=True))
-        if "double-step-rows" in merged:
-            if double != "none":
-                raise VariantError(
-                    source, f"{key}.double-step-rows", 'replaces double-step: set it to "none"'
-                )
-            comps.extend(_double_step_rows(merged["double-step-rows"], source, key, geometry.ranks))
+        comps.extend(_multi_steps(merged, source, key, geometry.ranks))
         promotion = _build_promotion(
             merged.get("promotion"), source, f"{key}.promotion", geometry, regions
         )
