@@ -6,7 +6,7 @@ read on an empty board, so the picture shows exactly what the engine plays:
 * a filled disc: the piece may move or capture there; a ring: move only; a cross:
   capture only; faded marks: only on the piece's first move (or once per game);
 * hoppers get a screen (a grey disc) two squares away on each line, and their captures
-  are shown beyond it;
+  are shown beyond it (a grasshopper's on the one square directly beyond it);
 * bent, circular, crooked and multi-path pieces get their paths drawn as lines.
 
 The board is the smallest odd square that holds the piece's longest leap with the piece
@@ -26,7 +26,15 @@ from renderer.sprites import SUPERSAMPLE, font, sprite_image
 from renderer.theme import RGBA, Theme, load_theme
 from rules.betza import Component, Kind
 from rules.geometry import Geometry
-from rules.tables import CAPTURE, COND_ONCE, MOVE, Extras, SquareMoves, compile_square
+from rules.tables import (
+    CAPTURE,
+    COND_ONCE,
+    GRASSHOP,
+    MOVE,
+    Extras,
+    SquareMoves,
+    compile_square,
+)
 from rules.variant import PieceType, Variant, load_variant
 
 MAX_BOARD = 17
@@ -107,7 +115,7 @@ def _confined_origin(
             {d for d, _c, _m in sm.leaps}
             | {d for pairs in sm.slides for d, _c in pairs}
             | {d for pairs, *_rest in sm.rays for d, _c in pairs}
-            | {d for pairs, _m in sm.hops for d, _c in pairs}
+            | {d for pairs, _m, _g in sm.hops for d, _c in pairs}
             | {d for d, _c, _m, _a in sm.lames}
             | {d for pairs, *_rest in sm.masked for d, c in pairs if c}
         )
@@ -137,7 +145,10 @@ def diagram_data(piece: PieceType, color: int = 0, variant: Variant | None = Non
                     if not hop
                 ),
             ),
-            (*sm.hops, *((pairs, m) for pairs, m, _mf, _cf, hop in sm.masked if hop)),
+            (
+                *sm.hops,
+                *((pairs, m, hop == GRASSHOP) for pairs, m, _mf, _cf, hop in sm.masked if hop),
+            ),
             sm.lames,
             sm.cond,
         )
@@ -154,7 +165,7 @@ def diagram_data(piece: PieceType, color: int = 0, variant: Variant | None = Non
 def _marks(geo: Geometry, sm: SquareMoves, o: int, n: int) -> DiagramData:
     """The marks, screens and paths of the move table `sm` of a piece on `o`."""
     screens: set[int] = set()
-    for pairs, _mode in sm.hops:
+    for pairs, _mode, _grass in sm.hops:
         squares = [s for s, _ in pairs]
         if len(squares) >= 2:
             screens.add(squares[1] if len(squares) > 2 else squares[0])
@@ -185,13 +196,15 @@ def _marks(geo: Geometry, sm: SquareMoves, o: int, n: int) -> DiagramData:
             )
         if len(line) > 1 and not _collinear(geo, o, line):
             paths.append((o, *line))
-    for pairs, mode in sm.hops:
+    for pairs, mode, grass in sm.hops:
         screen = False
         for d, _c in pairs:
             if not screen:
                 screen = d in screens
                 continue
             mark(d, mode & (MOVE | CAPTURE))
+            if grass:  # the Grasshopper lands directly beyond its screen only
+                break
     for d, _c, mode, alts in sm.lames:
         open_alts = [alt for alt in alts if not any(s in screens for s in alt)]
         if open_alts:

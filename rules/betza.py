@@ -2,9 +2,9 @@
 
 Supported (README §2 of the spec): the atoms W F D N A H C Z G, the shorthands K Q R B, a
 free leap `(x,y)`, riders by doubling (`WW`, `NN`) or by a range digit (`R4`, `N2`), the
-modifiers m c f b s v l r i n p, and compounds (components one after another, spaces
-allowed between them). Anything else is an error naming the character and its position;
-nothing is silently ignored.
+modifiers m c f b s v l r i n p g and the chiral pairs hl hr, and compounds (components one
+after another, spaces allowed between them). Anything else is an error naming the character
+and its position; nothing is silently ignored.
 
 The movement kinds Betza cannot express (bent riders, multi-path leapers, circular and
 crooked riders) are built by `rules.movement` from structured data and produce the same
@@ -27,7 +27,7 @@ class Kind(Enum):
     LEAP = "leap"  # jumps straight to the destination
     LAME = "lame"  # a leap whose intermediate squares must be empty (`n`)
     RIDE = "ride"  # repeats one leap along a line until blocked
-    HOP = "hop"  # a rider that must pass exactly one screen (`p`)
+    HOP = "hop"  # a rider that must pass exactly one screen (`p`; `g`: land just beyond it)
     BENT = "bent"  # a first step, then an outward slide (spec §3.1)
     PATHS = "paths"  # a leaper reached along alternative lame paths (spec §3.2)
     PATH_RIDE = "path-ride"  # a rider along fixed non-straight paths (spec §3.3, §3.4)
@@ -51,6 +51,9 @@ class Component:
     second: tuple[tuple[Vector, tuple[Vector, ...]], ...] = ()
     paths: tuple[tuple[Vector, ...], ...] = ()
     min_move_steps: int = 1
+    grasshopper: bool = False
+    """A `HOP` that lands only on the square directly beyond its screen (`gQ`, the
+    Grasshopper); with a `range`, the screen and the landing square both lie within it."""
     pawnlike: bool = False
     rows: frozenset[int] = frozenset()
     """Rows (0-based, counted from the owner) the move starts from; empty: any (Horde's
@@ -85,12 +88,12 @@ SHORTHANDS: dict[str, tuple[tuple[str, bool], ...]] = {
     "R": (("W", True),),
     "B": (("F", True),),
 }
-MODIFIERS = set("mcfbslrvinp")
+MODIFIERS = set("mcfbslrvinpgh")
 _ATOMS = "W F D N A H C Z G, the compounds K Q R B and free leaps like (1,4)"
-_MODS = "m c f b s v l r i n p"
+_MODS = "m c f b s v l r i n p g, and hl hr"
 MAX_REACH = 15
 """The longest step or range that fits a board (16x16 at most): longer ones are mistakes."""
-DIRECTIONS = set("fbslrv")
+DIRECTIONS = set("fbslrvh")
 
 
 def symmetric(base: Vector) -> frozenset[Vector]:
@@ -134,7 +137,9 @@ def _direction_terms(letters: str, shape: str) -> list[str]:
         a = letters[i]
         b = letters[i + 1] if i + 1 < len(letters) else ""
         pair = False
-        if shape == "diagonal":
+        if a == "h":
+            pair = True  # hl, hr: the parser has checked that l or r follows
+        elif shape == "diagonal":
             pair = (a in "fb" and b in "lr") or (a in "lr" and b in "fb")
         elif shape == "oblique":
             pair = (
@@ -149,7 +154,16 @@ def _direction_terms(letters: str, shape: str) -> list[str]:
     return terms
 
 
+def _turns_left(v: Vector) -> bool:
+    """Whether an oblique leap, seen as its longer leg and then its shorter one, turns
+    left (counter-clockwise): (2,1), (-1,2), (-2,-1), (1,-2) for the Knight."""
+    x, y = v
+    return (x * y > 0) == (abs(x) > abs(y))
+
+
 def _term_selects(term: str, v: Vector, shape: str) -> bool:
+    if term[0] == "h":  # the chiral halves exist for oblique leaps only
+        return shape == "oblique" and _turns_left(v) == (term[1] == "l")
     if len(term) == 1:
         if shape == "diagonal" and term in "sv":
             return False
@@ -321,25 +335,49 @@ def _build(
 
     if "m" in mods and "c" in mods:
         raise err("c", "'m' (move only) and 'c' (capture only) contradict each other")
+    for at, ch in enumerate(mods):
+        if ch == "h" and mods[at + 1 : at + 2] not in ("l", "r"):
+            raise BetzaError(
+                text,
+                mod_start + at,
+                "'h' is written 'hl' or 'hr': the left- or right-turning half of an oblique "
+                "leap's moves (hlN)",
+            )
     move = "c" not in mods
     capture = "m" not in mods
     initial = "i" in mods
     lame = "n" in mods
     hop = "p" in mods
+    grass = "g" in mods
+    if hop and grass:
+        raise err("g", "'p' (hopper) and 'g' (grasshopper) cannot be combined")
+    hop_letter = "p" if hop else "g"
     directions = "".join(ch for ch in mods if ch in DIRECTIONS)
     out: list[Component] = []
     for base, doubled in parts:
         rider = doubled or (limit is not None and limit > 1)
+        name = "hopper" if hop else "grasshopper"
         if lame and rider:
             raise err("n", f"'n' (lame) applies to leaps, not to the rider {label!r}")
-        if hop and not rider:
-            raise err("p", f"'p' (hopper) applies to riders, not to the leap {label!r}")
-        if lame and hop:
-            raise err("p", "'n' and 'p' cannot be combined")
+        if (hop or grass) and not rider:
+            raise err(
+                hop_letter, f"'{hop_letter}' ({name}) applies to riders, not to the leap {label!r}"
+            )
+        if lame and (hop or grass):
+            raise err(hop_letter, f"'n' and '{hop_letter}' cannot be combined")
+        if (hop or grass) and limit == 1:
+            raise err(
+                hop_letter,
+                f"a {name}'s range counts its screen, so with a range of 1 it never lands "
+                f"({label!r}); the Grasshopper is gQ",
+            )
         vectors = select_directions(symmetric(base), directions)
         if not vectors:
             continue
-        kind = Kind.HOP if hop else Kind.RIDE if rider else Kind.LAME if lame else Kind.LEAP
+        if hop or grass:
+            kind = Kind.HOP
+        else:
+            kind = Kind.RIDE if rider else Kind.LAME if lame else Kind.LEAP
         if kind is Kind.LAME:
             for v in vectors:
                 lame_intermediates(v)
@@ -351,6 +389,7 @@ def _build(
                 capture=capture,
                 initial=initial,
                 range=limit if rider else None,
+                grasshopper=grass,
                 pawnlike=pawnlike,
                 source=(mods + label),
             )

@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from rules.tables import CAPTURE, SquareMoves, compile_square
+from rules.tables import CAPTURE, GRASSHOP, SquareMoves, compile_square
 from rules.variant import Variant
 
 if TYPE_CHECKING:
@@ -67,9 +67,9 @@ def attack_set(
                     out.add(d)
                 if d in occupied:
                     break
-    for pairs, mode in sm.hops:
+    for pairs, mode, grass in sm.hops:
         if mode & CAPTURE:
-            _hop(pairs, occupied, out)
+            _hop(pairs, occupied, out, grass)
     for d, _c, mode, alts in sm.lames:
         if mode & CAPTURE and any(not any(s in occupied for s in alt) for alt in alts):
             out.add(d)
@@ -77,7 +77,7 @@ def attack_set(
         if not mode & CAPTURE:
             continue
         if hop:
-            _hop(pairs, occupied, out)
+            _hop(pairs, occupied, out, hop == GRASSHOP)
             continue
         for i, (d, c) in enumerate(pairs):
             if c and i >= cfrom:
@@ -89,7 +89,10 @@ def attack_set(
     return out
 
 
-def _hop(pairs: Iterable[tuple[int, int]], occupied: Collection[int], out: set[int]) -> None:
+def _hop(
+    pairs: Iterable[tuple[int, int]], occupied: Collection[int], out: set[int], grass: bool
+) -> None:
+    """The capture of a hopper's ray (a grasshopper's: only directly beyond the screen)."""
     screen = False
     for d, c in pairs:
         if not screen:
@@ -98,6 +101,8 @@ def _hop(pairs: Iterable[tuple[int, int]], occupied: Collection[int], out: set[i
         if d in occupied:
             if c:
                 out.add(d)
+            return
+        if grass:
             return
 
 

@@ -209,8 +209,11 @@ _DIRECTION_TESTS: tuple[tuple[Callable[[int, int], tuple[int, int]], tuple[str, 
 )
 
 Move = tuple[str, bool, bool, tuple[int, int], int]
-"""One move of a piece: (kind: leap, lame, ride or hop; initial only; a capture (else a
-quiet move); the vector (x, y) for White; the range of a ride, 0 for none)."""
+"""One move of a piece: (kind: leap, lame, ride, hop or grasshop; initial only; a capture
+(else a quiet move); the vector (x, y) for White; the range of a ride or a hop, 0 for none).
+A hop's range counts the whole line, screen included (`pB2` jumps over an adjacent piece);
+a grasshop lands directly beyond its screen, and a grasshop with a range of 2 is that
+hop."""
 
 
 class IniRefusal(VariantError):
@@ -292,12 +295,17 @@ def fsf_moves(betza: str) -> tuple[frozenset[Move], bool, str]:
             moves.add(("lame" if dist < 0 else "leap", initial, capture, vector, 0))
         elif kind == "ride":
             moves.add(("ride", initial, capture, vector, dist))
-        else:
-            moves.add(("hop" if dist == 0 else "grasshop", initial, capture, vector, dist))
+        elif dist == 1:  # `g`, and a hop of range 1: Fairy-Stockfish's grasshopper
+            moves.add(("grasshop", initial, capture, vector, 0))
+        else:  # `gR3` is `pR3`: the range replaces the grasshopper's 1
+            moves.add(("hop", initial, capture, vector, dist))
     return frozenset(moves), ep, skipped
 
 
 _KIND_NAMES = {Kind.LEAP: "leap", Kind.LAME: "lame", Kind.RIDE: "ride", Kind.HOP: "hop"}
+_RANGED = ("ride", "hop", "grasshop")
+"""The kinds of `Move` that ride a line (and may have a range)."""
+_HOP_PREFIX = {"lame": "n", "hop": "p", "grasshop": "g"}
 
 
 def our_moves(components: Iterable[Component]) -> frozenset[Move] | None:
@@ -308,15 +316,18 @@ def our_moves(components: Iterable[Component]) -> frozenset[Move] | None:
         kind = _KIND_NAMES.get(c.kind)
         if kind is None:
             return None
+        span = c.range or 0
+        if kind == "hop" and c.grasshopper and span != 2:
+            kind = "grasshop"  # (over an adjacent screen to the second square: `pR2`)
         for v in c.vectors:
             # A lame step of one square has nothing to jump: it is a plain leap.
             k = "leap" if kind == "lame" and max(abs(v[0]), abs(v[1])) == 1 else kind
-            span = c.range or 0
-            if kind == "ride" and span and max(abs(v[0]), abs(v[1])) * span > 15:
-                span = 0
+            reach = span
+            if reach and max(abs(v[0]), abs(v[1])) * reach > 15:
+                reach = 0
             for capture, allowed in ((False, c.move), (True, c.capture)):
                 if allowed:
-                    moves.add((k, c.initial, capture, v, span if kind == "ride" else 0))
+                    moves.add((k, c.initial, capture, v, reach if k in _RANGED else 0))
     return frozenset(moves)
 
 
@@ -334,17 +345,19 @@ def _base(v: tuple[int, int]) -> tuple[int, int]:
 
 
 _ATOM_OF = {vec: letter for letter, vec in ATOMS.items()}
-_MOD_CANDIDATES = ("", *"fblrsv", *(a + b for a in "fblrsv" for b in "fblrsv"))
+_MOD_CANDIDATES = ("", *"fblrsv", *(a + b for a in "fblrsv" for b in "fblrsv"), "hl", "hr")
 
 
 def _atom_text(base: tuple[int, int], kind: str, span: int) -> str:
     atom = _ATOM_OF.get((base[0], base[1])) or _ATOM_OF.get((base[1], base[0]))
     if atom is None:
         atom = f"({base[0]},{base[1]})"
-    if kind in ("ride", "hop") and not span and atom in ("W", "F"):
+    if kind in _RANGED and not span and atom in ("W", "F"):
         return "R" if atom == "W" else "B"
-    if kind in ("ride", "hop"):
-        if kind == "ride" and span:
+    if kind in _RANGED:
+        if span and kind != "ride" and atom in ("W", "F"):
+            return f"{'R' if atom == 'W' else 'B'}{span}"  # pR3, as Fairy-Stockfish writes it
+        if span:
             return f"{atom}{span}" if atom[0] != "(" else f"{atom}{atom}"
         return atom * 2 if atom[0] != "(" else atom + atom
     return atom
@@ -371,8 +384,8 @@ def betza_for(moves: frozenset[Move]) -> str | None:
     for (kind, initial, move, capture, span, base), vectors in sorted(groups.items()):
         atom = _atom_text(base, kind, span)
         prefix = ("i" if initial else "") + ("" if move and capture else "m" if move else "c")
-        prefix += "n" if kind == "lame" else "p" if kind == "hop" else ""
-        if kind == "ride" and span and atom.endswith(atom[:1] * 2):
+        prefix += _HOP_PREFIX.get(kind, "")
+        if kind in _RANGED and span and atom.endswith(atom[:1] * 2):
             return None  # a limited ride of a free leap has no short form
         need = set(vectors)
         while need:
@@ -420,12 +433,15 @@ def fsf_betza_for(moves: frozenset[Move]) -> str | None:
             if span > 9:
                 return None
             atom = {"W": "R", "F": "B"}.get(atom, atom + atom) if not span else atom + str(span)
-        elif kind == "hop":
+        elif kind in ("hop", "grasshop"):
+            # Fairy-Stockfish's hoppers ride the Rook's and Bishop's lines; its range digit
+            # replaces a grasshopper's (`gR3` is `pR3`), so a ranged grasshopper has no form
             atom = {"W": "R", "F": "B"}.get(atom, "")
-            if not atom:
+            if not atom or span > 9 or (kind == "grasshop" and span):
                 return None
+            atom += str(span) if span else ""
         prefix = ("i" if initial else "") + ("" if move and capture else "m" if move else "c")
-        prefix += "n" if kind == "lame" else "p" if kind == "hop" else ""
+        prefix += _HOP_PREFIX.get(kind, "")
         need = set(vectors)
         while need:
             best: frozenset[tuple[int, int]] = frozenset()
@@ -1845,14 +1861,6 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
                 source,
                 f"Betza {text.strip()!r}: Fairy-Stockfish 0.0.90 skips {skipped!r} "
                 "(multi-leg and other extended Betza), so the piece would not move as written",
-            )
-        if any(k == "grasshop" for k, *_ in moves):
-            _refuse(
-                config,
-                slot,
-                source,
-                f"Betza {text.strip()!r}: grasshoppers (g) and hoppers with a range are not "
-                "pieces Fairy Post plays",
             )
         promo = [slot in piece_set(config, "promotionPawnTypes", c) for c in (0, 1)]
         nmove = [slot in piece_set(config, "nMoveRuleTypes", c) for c in (0, 1)]
@@ -3799,6 +3807,8 @@ def _free_slot(
     for cand, text in PREDEFINED:
         if cand in used or cand in SPECIAL_PIECES or cand == "pawn" or bool(text) != bool(moves):
             continue  # (the one without a Betza text is the immobile piece: no moves)
+        if cand == "janggiCannon":
+            continue  # pR that never hops over or takes another one: only for that piece
         if _normal(fsf_moves(text)[0]) == _normal(moves):
             return cand, ""
     return next(customs, None), fsf_betza_for(moves)

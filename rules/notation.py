@@ -1336,9 +1336,15 @@ def _geometric_reason(pos: Position, piece: int, origin: int, target: int) -> st
             r = mode_reason(mode)
             if r:
                 reasons.append(r)
-    for pairs, _mode in sm.hops:
+    for pairs, _mode, grass in sm.hops:
         squares = [s for s, _ in pairs]
-        if target in squares and occupied:
+        if target in squares and grass:
+            i = squares.index(target)
+            if not (i and board[squares[i - 1]] and not any(board[s] for s in squares[: i - 1])):
+                reasons.insert(
+                    0, f"a {name} lands only directly beyond the one piece it jumps over"
+                )
+        elif target in squares and occupied:
             i = squares.index(target)
             screens = sum(1 for s in squares[:i] if board[s])
             if screens != 1:

@@ -22,6 +22,7 @@ from rules.tables import (
     CAPTURE,
     COND_INITIAL,
     COND_ONCE,
+    GRASSHOP,
     MC,
     MOVE,
     SquareMoves,
@@ -93,6 +94,14 @@ ALL_MOVES = MOVE | CAPTURE  # `Position._square_codes`: every move, not one stag
 def _always(c: int) -> bool:
     """The legality test where every pseudo-legal move is legal."""
     return True
+
+
+def _hop_reaches(rules: tuple[tuple[int, bool], ...] | None, dist: int, screen: int) -> bool:
+    """A hopper `dist` squares from the target, over a screen `screen` squares from it,
+    attacks the target by one of its `rules` (range, grasshopper); None: a plain hopper."""
+    if rules is None:
+        return True
+    return any(dist <= span and (not grass or screen == 1) for span, grass in rules)
 
 
 def _merged(codes: list[int]) -> list[int]:
@@ -334,8 +343,8 @@ class Position:
         for o, codes in t.leap_probes[by][target]:
             if board[o] in codes:
                 return True
-        for squares, riders, limits, hoppers in t.ray_probes[by][target]:
-            screen = False
+        for squares, riders, limits, hoppers, rules in t.ray_probes[by][target]:
+            screen = 0  # the screen's distance from the target, once found
             dist = 0
             for s in squares:
                 dist += 1
@@ -343,14 +352,14 @@ class Position:
                 if not p:
                     continue
                 if screen:
-                    if p in hoppers:
+                    if p in hoppers and (not rules or _hop_reaches(rules.get(p), dist, screen)):
                         return True
                     break
                 if p in riders and (not limits or limits.get(p, 1 << 30) >= dist):
                     return True
                 if not hoppers:
                     break
-                screen = True
+                screen = dist
         if t.special_codes[by]:
             special_at = t.special_at
             for code in t.special_codes[by]:
@@ -378,8 +387,14 @@ class Position:
             if kind == 3 and not self.virgin[o]:
                 continue
             if kind >= 4:
+                # 4, 5: a hop's one screen; 6, 7: a grasshopper's, directly before the
+                # target; 5, 7: the screen may not be one of the codes in alts[1]
                 screens = [s for s in alts[0] if board[s]]
-                if len(screens) == 1 and (kind == 4 or board[screens[0]] not in alts[1]):
+                if (
+                    len(screens) == 1
+                    and (kind < 6 or screens[0] == alts[0][-1])
+                    and (kind % 2 == 0 or board[screens[0]] not in alts[1])
+                ):
                     return True
                 continue
             for alt in alts:
@@ -449,7 +464,7 @@ class Position:
                 if mode & quiet and i >= mfrom:
                     append(c)
                 i += 1  # noqa: SIM113 - a counter is faster than enumerate here
-        for pairs, mode in sm.hops:
+        for pairs, mode, grass in sm.hops:
             screen = False
             for d, c in pairs:
                 p = board[d]
@@ -463,6 +478,8 @@ class Position:
                     break
                 if mode & quiet:
                     append(c)
+                if grass:  # a grasshopper lands directly beyond its screen or nowhere
+                    break
         for d, c, mode, alts in sm.lames:
             p = board[d]
             if p:
@@ -493,6 +510,8 @@ class Position:
                     break
                 if c and mode & quiet and i >= mfrom:
                     append(c)
+                if hop == GRASSHOP:
+                    break
                 i += 1
         if sm.cond:
             for cond, d, c, mode, alts in sm.cond:
@@ -861,12 +880,12 @@ class Position:
             out[start:] = [c for c in out[start:] if board[(c >> 8) & 0xFF] not in banned]
             return
         sm = t.moves[code][o] or t.square_moves(code, o)
-        hop_rays = [pairs for pairs, _mode in sm.hops]
-        hop_rays += [pairs for pairs, _m, _mf, _cf, hop in sm.masked if hop]
+        hop_rays = [(pairs, grass) for pairs, _mode, grass in sm.hops]
+        hop_rays += [(pairs, hop == GRASSHOP) for pairs, _m, _mf, _cf, hop in sm.masked if hop]
         # A destination reached over a refused screen: the move exists only if another
         # component reaches it too, which a second generation without those hops tells.
         bad: set[int] = set()
-        for pairs in hop_rays:
+        for pairs, grass in hop_rays:
             screen = 0
             for d, c in pairs:
                 p = board[d]
@@ -876,7 +895,7 @@ class Position:
                     continue
                 if screen in screens and c:
                     bad.add(c)
-                if p:
+                if p or grass:
                     break
         if bad:
             plain = self._codes_without_hops(code, o)
@@ -889,7 +908,7 @@ class Position:
         """The piece's moves from `o` by its components other than hops."""
         t = self.t
         sm = t.moves[code][o] or t.square_moves(code, o)
-        masked = tuple(m for m in sm.masked if not m[4])
+        masked = tuple(m for m in sm.masked if not m[4])  # hop kind 0: a plain ray
         stripped = SquareMoves(sm.leaps, sm.slides, sm.rays, (), sm.lames, sm.cond, masked)
         out: list[int] = []
         self._piece_codes(code, o, out, stripped)
@@ -1348,7 +1367,7 @@ class Position:
                 if found is not None:
                     return None
                 found = {o}
-        for squares, riders, limits, hoppers in t.ray_probes[enemy][king]:
+        for squares, riders, limits, hoppers, _rules in t.ray_probes[enemy][king]:
             between: list[int] = []
             screen = False
             dist = 0
@@ -1382,7 +1401,7 @@ class Position:
         it along that line: moving them is tested in full, every other move is safe."""
         board = self.board
         out: set[int] = set()
-        for squares, riders, limits, hoppers in self.t.ray_probes[enemy][king]:
+        for squares, riders, limits, hoppers, _rules in self.t.ray_probes[enemy][king]:
             if hoppers and not riders:
                 continue
             first = -1
@@ -1409,7 +1428,7 @@ class Position:
         board = self.board
         t = self.t
         out: set[int] = set()
-        for squares, _riders, _limits, hoppers in t.ray_probes[enemy][king]:
+        for squares, _riders, _limits, hoppers, _rules in t.ray_probes[enemy][king]:
             if hoppers and any(board[s] in hoppers for s in squares):
                 out.update(squares)
         for code in t.forward_hoppers[enemy]:

@@ -42,13 +42,20 @@ class MoveCode:
 
 MC = MoveCode
 MOVE, CAPTURE = 1, 2
+HOP, GRASSHOP = 1, 2
+"""A masked ray's hop kind: 0 a plain ray, `HOP` over one screen to any square beyond it,
+`GRASSHOP` over one screen to the square directly beyond it only."""
 COND_INITIAL, COND_ONCE = 1, 2
 NO_LIMIT = 1 << 30
 
 Pairs = tuple[tuple[int, int], ...]
 # A line looking back from a target: its squares, the riders and (range-limited riders)
-# that attack along it from their first piece, and the hoppers that attack over a screen.
-RayProbe = tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int]]
+# that attack along it from their first piece, the hoppers that attack over a screen, and
+# for the hoppers that are not plain (`pR4`, `gR`) their rules: (range, grasshopper) pairs,
+# one of which must hold (the hopper within the range; a grasshopper's screen adjacent to
+# the target).
+HopRules = dict[int, tuple[tuple[int, bool], ...]]
+RayProbe = tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int], HopRules]
 # Targets of a special attacker on one square -> conditions: (kind, alternatives of squares).
 SpecialMap = dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]
 # One castling move of one side: King from, Rook from, squares that must be empty, and the
@@ -62,21 +69,22 @@ class SquareMoves:
 
     `leaps`: (dest, code, mode). `slides`: rays that move and capture from their first
     square, as (dest, code) pairs. `rays`: other rays as (pairs, mode, move_from,
-    capture_from). `hops`: capturing hopper rays (pairs, mode). `lames`: (dest, code, mode,
+    capture_from). `hops`: hopper rays (pairs, mode, grasshopper: lands only directly beyond
+    the screen). `lames`: (dest, code, mode,
     alternatives of squares that must be empty). `cond`: conditional entries
     (condition, dest, code, mode, alternatives) for initial-only and once-per-game moves.
     `masked`: rays of a piece confined to a region, as (pairs, mode, move_from, capture_from,
-    hop), where a code of 0 marks a square the ray passes (and is blocked by) but may not
-    stop on.
+    hop kind: 0, `HOP` or `GRASSHOP`), where a code of 0 marks a square the ray passes (and
+    is blocked by) but may not stop on.
     """
 
     leaps: tuple[tuple[int, int, int], ...] = ()
     slides: tuple[Pairs, ...] = ()
     rays: tuple[tuple[Pairs, int, int, int], ...] = ()
-    hops: tuple[tuple[Pairs, int], ...] = ()
+    hops: tuple[tuple[Pairs, int, bool], ...] = ()
     lames: tuple[tuple[int, int, int, tuple[tuple[int, ...], ...]], ...] = ()
     cond: tuple[tuple[int, int, int, int, tuple[tuple[int, ...], ...]], ...] = ()
-    masked: tuple[tuple[Pairs, int, int, int, bool], ...] = ()
+    masked: tuple[tuple[Pairs, int, int, int, int], ...] = ()
 
 
 EMPTY_MOVES = SquareMoves()
@@ -98,10 +106,10 @@ class _Builder:
     leaps: list[tuple[int, int, int]] = field(default_factory=list)
     slides: list[Pairs] = field(default_factory=list)
     rays: list[tuple[Pairs, int, int, int]] = field(default_factory=list)
-    hops: list[tuple[Pairs, int]] = field(default_factory=list)
+    hops: list[tuple[Pairs, int, bool]] = field(default_factory=list)
     lames: list[tuple[int, int, int, tuple[tuple[int, ...], ...]]] = field(default_factory=list)
     cond: list[tuple[int, int, int, int, tuple[tuple[int, ...], ...]]] = field(default_factory=list)
-    masked: list[tuple[Pairs, int, int, int, bool]] = field(default_factory=list)
+    masked: list[tuple[Pairs, int, int, int, int]] = field(default_factory=list)
 
     def freeze(self) -> SquareMoves:
         if not (
@@ -172,7 +180,7 @@ def compile_square(
         return o | dest << 8 | flags
 
     def ray(
-        pairs: list[tuple[int, int]], mode: int, hop: bool, mfrom: int = 0, cfrom: int = 0
+        pairs: list[tuple[int, int]], mode: int, hop: int, mfrom: int = 0, cfrom: int = 0
     ) -> None:
         """A ray, its squares already cut to the region it must stay in. Straight riders
         (mfrom = -1) that move and capture alike are `slides`; bent and path riders always
@@ -183,7 +191,7 @@ def compile_square(
             masked = tuple((s, c if s in mask else 0) for s, c in pairs)
             b.masked.append((masked, mode, max(mfrom, 0), cfrom, hop))
         elif hop:
-            b.hops.append((tuple(pairs), mode))
+            b.hops.append((tuple(pairs), mode, hop == GRASSHOP))
         elif mode == MOVE | CAPTURE and mfrom < 0:
             b.slides.append(tuple(pairs))
         else:
@@ -242,7 +250,8 @@ def compile_square(
         elif c.kind in (Kind.RIDE, Kind.HOP):
             for v in sorted(c.vectors):
                 squares = within(ray_squares(geo, o, oriented(v, color), c.range))
-                ray([(s, code(s, flags)) for s in squares], mode, c.kind is Kind.HOP, -1)
+                hop = 0 if c.kind is not Kind.HOP else GRASSHOP if c.grasshopper else HOP
+                ray([(s, code(s, flags)) for s in squares], mode, hop, -1)
         elif c.kind is Kind.BENT:
             never = NO_LIMIT
             for first, seconds in c.second:
@@ -259,11 +268,11 @@ def compile_square(
                     if len(leg) < 2:
                         continue
                     pairs = [(s, code(s, flags)) for s in leg]
-                    ray(pairs, mode, False, max(1, c.min_move_steps - 1), 1)
+                    ray(pairs, mode, 0, max(1, c.min_move_steps - 1), 1)
         elif c.kind is Kind.PATH_RIDE:
             for path in c.paths:
                 squares = within(_path_squares(geo, o, tuple(oriented(v, color) for v in path)))
-                ray([(s, code(s, flags)) for s in squares], mode, False, 0, 0)
+                ray([(s, code(s, flags)) for s in squares], mode, 0, 0, 0)
         else:  # pragma: no cover - every kind is handled above
             raise ValueError(f"unknown kind {c.kind}")
 
@@ -521,7 +530,8 @@ class Tables:
         (kind, squares) where kind 0 = one of `squares` tuples empty, 1 = all empty,
         2 = once-per-game right still unused, 3 = the piece has never moved, 4 = exactly
         one of the squares occupied (a hopper's screen), 5 = the same with the screen
-        not one of the codes that follow the squares (the Janggi Cannon's)."""
+        not one of the codes that follow the squares (the Janggi Cannon's), 6 and 7 = as
+        4 and 5 with the screen the last of the squares (a grasshopper's)."""
         if not self.special_at:
             self.special_at = [[None] * self.geo.size for _ in self.moves]
         found = self.special_at[code][o]
@@ -571,8 +581,10 @@ class Tables:
             for dest, _c, mode in sm.leaps:
                 if mode & CAPTURE:
                     out.setdefault(dest, []).append((1, ((),)))
-            rides = [(pairs, CAPTURE, 0, 0, False) for pairs in sm.slides]
-            rides += [(pairs, mode, 0, 0, True) for pairs, mode in sm.hops]
+            rides = [(pairs, CAPTURE, 0, 0, 0) for pairs in sm.slides]
+            rides += [
+                (pairs, mode, 0, 0, GRASSHOP if grass else HOP) for pairs, mode, grass in sm.hops
+            ]
             screens = tuple(sorted(self.no_screen[code])) if self.no_screen else ()
             for pairs, mode, _mf, cfrom, hop in (*rides, *sm.masked):
                 if mode & CAPTURE:
@@ -580,11 +592,12 @@ class Tables:
                     for i in range(cfrom, len(squares)):
                         if pairs[i][1]:
                             cond: tuple[int, tuple[tuple[int, ...], ...]]
+                            kind = 1 if not hop else 4 if hop == HOP else 6
                             if hop and screens:
-                                # kind 5: a hop whose screen may not be one of `screens`
-                                cond = (5, (tuple(squares[:i]), screens))
+                                # kinds 5, 7: a hop whose screen may not be one of `screens`
+                                cond = (kind + 1, (tuple(squares[:i]), screens))
                             else:
-                                cond = (4 if hop else 1, (tuple(squares[:i]),))
+                                cond = (kind, (tuple(squares[:i]),))
                             out.setdefault(squares[i], []).append(cond)
         for dest, _c, mode, alts in sm.lames:
             if mode & CAPTURE:
@@ -617,6 +630,13 @@ class Tables:
         result = frozenset(out)
         self._sensitive[key] = result
         return result
+
+
+def _hop_rules(odd: dict[int, set[tuple[int, bool]]]) -> HopRules:
+    """The rules of the hoppers on one line that are not plain: a plain hop (no range, not
+    a grasshopper) of the same piece on the line makes every other rule moot."""
+    plain = (NO_LIMIT, False)
+    return {code: tuple(sorted(rules)) for code, rules in odd.items() if plain not in rules}
 
 
 def _interned(pool: dict[frozenset[int], frozenset[int]], items: set[int]) -> frozenset[int]:
@@ -858,8 +878,10 @@ def build_tables(variant: Variant) -> Tables:
     has_hoppers = False
     for by in (0, 1):
         leap_map: list[dict[int, set[int]]] = [{} for _ in range(geo.size)]
-        # (vector) -> riders, limits, hoppers
-        ray_kinds: dict[Vector, tuple[set[int], dict[int, int], set[int]]] = {}
+        # (vector) -> riders, limits, hoppers, rules of the hoppers that are not plain
+        ray_kinds: dict[
+            Vector, tuple[set[int], dict[int, int], set[int], dict[int, set[tuple[int, bool]]]]
+        ] = {}
         specials: list[int] = []
         # Leapers grouped by vector: each vector's squares are walked once, not once per
         # piece that has it (a 16x16 board's tables were built in 0.4 s, mostly here).
@@ -878,12 +900,13 @@ def build_tables(variant: Variant) -> Tables:
                     if c.kind is Kind.LEAP:
                         leapers.setdefault((dx, dy), set()).add(code)
                     else:
-                        riders, limits, hoppers = ray_kinds.setdefault((dx, dy), (set(), {}, set()))
+                        riders, limits, hoppers, odd = ray_kinds.setdefault(
+                            (dx, dy), (set(), {}, set(), {})
+                        )
                         if c.kind is Kind.HOP:
                             has_hoppers = True
                             hoppers.add(code)
-                            if c.range is not None:
-                                raise ValueError("range-limited hoppers are not supported")
+                            odd.setdefault(code, set()).add((c.range or NO_LIMIT, c.grasshopper))
                         else:
                             riders.add(code)
                             if c.range is not None:
@@ -905,17 +928,17 @@ def build_tables(variant: Variant) -> Tables:
             ]
         )
         kinds = [
-            (vector, frozenset(riders), dict(limits), frozenset(hoppers))
-            for vector, (riders, limits, hoppers) in sorted(ray_kinds.items())
+            (vector, frozenset(riders), dict(limits), frozenset(hoppers), _hop_rules(odd))
+            for vector, (riders, limits, hoppers, odd) in sorted(ray_kinds.items())
         ]
         probes_by_square: list[tuple[RayProbe, ...]] = []
         for t in range(geo.size):
             entries: list[RayProbe] = []
-            for (dx, dy), riders_set, limits_map, hoppers_set in kinds:
+            for (dx, dy), riders_set, limits_map, hoppers_set, rules in kinds:
                 squares = tuple(ray_squares(geo, t, (-dx, -dy), None))
                 if not squares:
                     continue
-                entries.append((squares, riders_set, limits_map, hoppers_set))
+                entries.append((squares, riders_set, limits_map, hoppers_set, rules))
             probes_by_square.append(tuple(entries))
         ray_probes.append(probes_by_square)
         special_codes.append(tuple(specials))
@@ -1224,10 +1247,13 @@ def _drop_rules(t: Tables) -> None:
 
 def _can_move(sm: SquareMoves) -> bool:
     """Whether a piece with these move patterns has a move on an otherwise empty board
-    (Fairy-Stockfish's immobility test: its quiet moves)."""
+    (Fairy-Stockfish's immobility test: its quiet moves, a hopper's counted as the squares
+    of its lines, as if there were a screen)."""
     if any(mode & MOVE for _d, _c, mode in sm.leaps):
         return True
     if any(pairs for pairs in sm.slides):
+        return True
+    if any(mode & MOVE and pairs for pairs, mode, _grass in sm.hops):
         return True
     for pairs, mode, mfrom, _cfrom in sm.rays:
         if mode & MOVE and len(pairs) > mfrom:

@@ -2484,14 +2484,6 @@ def _check_expressible(
 ) -> None:
     """Movement the engine cannot compile, refused by name before any game meets it."""
     leaps = (Kind.LEAP, Kind.LAME, Kind.PATHS)
-    for c in (*comps, *once):
-        if c.kind is Kind.HOP and c.range is not None:
-            raise VariantError(
-                source,
-                f"{key}.betza",
-                f"{c.source!r}: a hopper with a range is not supported; hoppers ride the "
-                "whole line (pR)",
-            )
     for c in comps:
         if c.initial and c.kind not in leaps:
             raise VariantError(

@@ -110,11 +110,12 @@ def _weighted_targets(sm: SquareMoves) -> list[tuple[int, float, int]]:
             if m:
                 out.append((d, w, m))
             w *= OPEN
-    for pairs, mode in sm.hops:
-        # Landing on the i-th square (0-based) needs exactly one piece among the i before it.
+    for pairs, mode, grass in sm.hops:
+        # Landing on the i-th square (0-based) needs exactly one piece among the i before it
+        # (a grasshopper's: the one just before it).
         for i, (d, _c) in enumerate(pairs):
             if i:
-                out.append((d, i * (1 - OPEN) * OPEN ** (i - 1), mode))
+                out.append((d, (1 if grass else i) * (1 - OPEN) * OPEN ** (i - 1), mode))
     for d, _c, mode, alts in sm.lames:
         blocked = 1.0
         for alt in alts:

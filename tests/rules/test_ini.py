@@ -114,7 +114,6 @@ REFUSALS = [
     ("[t:nosuch]\n", "no section or Fairy-Stockfish game named 'nosuch'"),
     ("[chess]\nmaxRank = 6\n", "a Fairy-Stockfish game of this name exists already"),
     ("[t:chess]\nfooBar = 1\n", "fooBar is not an option Fairy-Stockfish 0.0.90 reads"),
-    ("[t:chess]\ncustomPiece1 = g:gQ\n", "grasshoppers (g)"),
     ("[t:chess]\ncustomPiece1 = a:mafsW\n", "Fairy-Stockfish 0.0.90 skips 'a'"),
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1\n", "but no drops"),
     ("[t:chess]\npromotionRegionWhite = *8\npromotionRegionBlack = *1\npromotedPieceType = p:q\n",
@@ -262,6 +261,37 @@ def test_exported_variants_count_as_fairy_stockfish_and_come_back(
     assert [perft(pos, d) for d in range(1, len(wanted) + 1)] == wanted
     back = load_definition(ini.convert_section(text, section))
     assert [perft(Game(back).position, d) for d in (1, 2)] == wanted[:2]
+
+
+@pytest.mark.parametrize(
+    ("section", "betza"),
+    [("hopfield", "g:gRgB"), ("shorthops", "c:cpRpB2mFmR"), ("handed", "r:hrNhrC")],
+)  # fmt: skip
+def test_grasshoppers_short_hoppers_and_chiral_leaps_come_back_from_an_export(
+    section: str, betza: str
+) -> None:
+    """The self-written sections' pieces are written back in Fairy-Stockfish's Betza, and
+    the export converts back to the same game (data/ini-perft.tsv's counts from the start)."""
+    variant = load_definition(CONVERTED[section].toml or "", source=section)
+    text = ini.export_ini(variant, f"{section}-back")
+    assert betza in text
+    wanted = [int(c) for c in next(r[2] for r in ROWS if r[0] == section and not r[1]).split(",")]
+    back = load_definition(ini.convert_section(text, f"{section}-back"))
+    assert [perft(Game(back).position, d) for d in (1, 2)] == wanted[:2]
+
+
+def test_a_plain_hopper_is_not_exported_as_the_janggi_cannon() -> None:
+    """Fairy-Stockfish's janggiCannon moves as pR but never hops over or takes another
+    one: a plain pR piece is a custom piece (Cannon Shogi's Silver Cannon)."""
+    text = ini.convert_section(
+        "[t:chess]\ncustomPiece1 = a:pR\ncustomPiece2 = c:mBcpB\n"
+        "startFen = racqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RACQKBNR w KQkq - 0 1\n",
+        "t",
+    )
+    exported = ini.export_ini(load_definition(text), "t-back")
+    assert "janggiCannon" not in exported
+    assert ":pR\n" in exported
+    assert "cannot-hop-over" not in ini.convert_section(exported, "t-back")
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ the legal moves, in random positions of every variant where the test applies."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,9 +15,10 @@ from rules.notation import coordinates
 from rules.position import Position
 from rules.postext import parse_position
 from rules.tables import tables_of
-from rules.variant import load_variant, variant_ids
+from rules.variant import Variant, load_definition, load_variant, variant_ids
 
 VARIANTS = sorted(variant_ids())
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def check_stages(pos: Position, before: list[int]) -> bool:
@@ -52,7 +54,7 @@ def made_check(pos: Position, c: int) -> bool:
         pos.pop_code()
 
 
-def playout(variant: str, seed: int, plies: int) -> int:
+def playout(variant: str | Variant, seed: int, plies: int) -> int:
     """Random play in `variant`, the stages checked at every ply; positions tested."""
     rng = random.Random(seed)
     pos = Position.start(variant)
@@ -124,3 +126,21 @@ def test_gives_check_sees_every_kind_of_check() -> None:
     pos = game_after("crazyhouse", ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5"]).position
     checks = checks_by_coordinates(pos)
     assert checks["P@d7"] and not checks["P@d6"]
+
+
+HOPPER_SECTIONS = ("hopfield", "shorthops", "hopdrops")
+"""The self-written variants.ini sections of grasshoppers (`gQ`), hoppers with a range
+(`pB2`) and hoppers dropped under immobility-illegal (tests/rules/data/ini-sections.ini)."""
+
+
+def test_stages_with_grasshoppers_and_short_hoppers() -> None:
+    """Their checks come through screens next to the King or within a range: the move
+    test must find them as the full legality test does."""
+    from rules import ini
+
+    text = (DATA / "ini-sections.ini").read_text(encoding="utf-8")
+    for section in HOPPER_SECTIONS:
+        toml = ini.convert_section(text, section, bounds=ini.LOCAL_FILE)
+        variant = load_definition(toml, source=section)
+        assert tables_of(variant).staged
+        assert sum(playout(variant, seed, 80) for seed in range(4)) > 100, section

@@ -194,7 +194,7 @@ def test_a_chess_with_one_new_piece_is_a_few_lines() -> None:
         (BASE.replace('betza = "BN"', 'betza = "' + "W" * 100 + '"'), "at most 80"),
         (BASE.replace('betza = "BN"', 'betza = "R99"'), "longer than any board"),
         (BASE.replace('betza = "BN"', 'betza = "(1,99)"'), "leaves every board"),
-        (BASE.replace('betza = "BN"', 'betza = "pR4"'), "hopper with a range"),
+        (BASE.replace('betza = "BN"', 'betza = "pR1"'), "with a range of 1 it never lands"),
         (BASE.replace("[setup]", "x = 1.5\n[setup]"), "decimal point"),
     ],
     ids=lambda x: x[:20] if isinstance(x, str) else x,
