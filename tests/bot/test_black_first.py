@@ -17,8 +17,9 @@ from bot.service.opponent import EngineConfig, OpponentService, install, install
 from bot.service.searchpool import SearchPool
 from rules.record import read_record, replay_record
 from storage.models import Color
-from tests.bot.conftest import ANN, BOB, GUILD, TINY_CHESS, Announced, start_game
+from tests.bot.conftest import ANN, BOB, CHANNEL, GUILD, TINY_CHESS, Announced, start_game
 from tests.bot.test_opponent import FAIRY, NODES, engine_effects, new_game
+from tests.bot.tournament_world import ORGANISER, World, people
 
 BLACK_FIRST = (
     TINY_CHESS.replace('id = "tiny"', 'id = "tiny-black"')
@@ -89,3 +90,24 @@ async def test_the_engine_playing_black_moves_first(
     assert await runner.run_due() == 1
     game = await service.storage.games.get(game_id)
     assert game.ply_count == 1 and game.to_move_id == ANN.id
+
+
+async def test_a_tournament_game_starts_on_blacks_turn(db_target: str) -> None:
+    world = World(db_target)
+    await world.open()
+    await world.games.variants.define(
+        GUILD, ORGANISER, can_manage=True, filename="tiny-black.toml", data=BLACK_FIRST.encode()
+    )
+    view = await world.tournaments.create(
+        guild_id=GUILD, channel_id=CHANNEL, organiser=ORGANISER, name="Black Cup",
+        variant="tiny-black", format="round-robin", round_by_round=True,
+    )  # fmt: skip
+    tid = view.tournament.id
+    for p in people(2):
+        await world.tournaments.join(tid, p)
+    await world.tournaments.start(tid)
+    await world.runner.run_due()
+    (game_id,) = await world.running_games(tid)
+    game = await world.storage.games.get(game_id)
+    assert game.turn is Color.BLACK and game.to_move_id == game.black_id
+    await world.close()

@@ -28,6 +28,7 @@ from storage.models import (
     Clock,
     Color,
     GameStatus,
+    NewGame,
     NewMove,
     Outcome,
     Result,
@@ -44,7 +45,7 @@ from tests.storage.conftest import (
     new_game,
     play,
 )
-from tests.storage.fakes import FAKE_ENGINE, fake_replay
+from tests.storage.fakes import FAKE_ENGINE, fake_replay, start_text
 
 
 async def test_a_new_game_starts_with_whites_clock_running(store: Storage) -> None:
@@ -55,6 +56,28 @@ async def test_a_new_game_starts_with_whites_clock_running(store: Storage) -> No
     assert game.engine_version == FAKE_ENGINE.version
     assert (game.guild_id, game.channel_id, game.thread_id) == (GUILD, CHANNEL, None)
     assert await store.games.moves(game.id) == []
+
+
+async def test_a_game_that_black_opens_starts_with_blacks_clock_running(store: Storage) -> None:
+    """A variant that Black opens (`[setup] first = "black"`): the service passes the start
+    position's side to move as `NewGame.first`."""
+    game = await store.games.create(
+        NewGame(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            white_id=WHITE,
+            black_id=BLACK,
+            variant_id="chess",
+            start_position=start_text("chess", ()),
+            clock=Clock(2 * DAY, 0),
+            first=Color.BLACK,
+        ),
+        T0,
+    )
+    assert (game.turn, game.ply_count, game.to_move_id) == (Color.BLACK, 0, BLACK)
+    assert game.deadline_at == T0 + 2 * DAY
+    with pytest.raises(NotYourTurnError):
+        await store.games.append_move(game.id, WHITE, 0, make_move(game, [], "e2e4"), T0)
 
 
 async def test_moves_are_stored_in_order_with_everything_a_record_needs(store: Storage) -> None:
