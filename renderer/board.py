@@ -15,7 +15,7 @@ import io
 import math
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
@@ -42,6 +42,8 @@ PHONE_LETTER = 9.6
 X_HEIGHT = 0.547  # DejaVu Sans Bold: height of "x" per pixel of font size
 CAP_HEIGHT = 0.729  # and of "H" and the digits
 NUMBERS = 0.42  # a band of file numbers above or below a board of lines, in squares
+WALL_FILL = (76, 82, 94)  # a wall square: dark slate, apart from squares and frame alike
+WALL_MARK = (196, 200, 208)  # its cross, light enough to read at phone width
 LAST_MOVE_RIM = 0.085  # the last move's frame, in squares: wider than a token's margin
 
 
@@ -589,6 +591,8 @@ def draw_board(
             _frame(img, box, rim, green)
         else:
             _corners(img, box, rim, round(s * 0.3), green)
+    if view.walls:
+        _draw_walls(img, view, lay)
     upside = (0, 1) if perspective == 0 else (1, 0)  # by colour: forward points down
     min_cap = letter_min_cap(lay.width)
     # Each kind of piece looked up once per picture: the sprite cache's key hashes the
@@ -613,6 +617,21 @@ def draw_board(
     if lay.gate_h:
         _draw_reserve(img, view, lay, th, theme, upside, style)
     return img
+
+
+def _draw_walls(img: Image.Image, view: BoardView, lay: Layout) -> None:
+    """Wall squares: filled dark slate with a light cross, unlike any square or piece, so a
+    wall is never read as an empty square of a dark theme."""
+    draw = ImageDraw.Draw(img)
+    width = max(2, round(lay.sq * 0.08))
+    inset = round(lay.sq * 0.22)
+    for sq in sorted(view.walls):
+        x0, y0, x1, y1 = lay.square_box(sq)
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=WALL_FILL)
+        a, b = x0 + inset, x1 - 1 - inset
+        c, d = y0 + inset, y1 - 1 - inset
+        draw.line((a, c, b, d), fill=WALL_MARK, width=width)
+        draw.line((a, d, b, c), fill=WALL_MARK, width=width)
 
 
 def _draw_hands(
@@ -796,8 +815,9 @@ def _palette_for(
         return found
     occupied = sorted(view.pieces)
     empty = [sq for sq in range(view.files * view.ranks) if sq not in view.pieces]
+    # A wall drawn too (on an empty square): petrification may bring walls in later.
     marked = draw_board(
-        view,
+        replace(view, walls=view.walls | frozenset(empty[3:4])),
         perspective=perspective,
         last_move=(0, 1),
         check=occupied[0] if occupied else None,

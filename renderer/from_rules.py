@@ -158,6 +158,7 @@ def board_view(position: Position) -> BoardView:
         shogi_coordinates=variant.notation == "shogi",
         lines=board_lines(variant),
         traditional=traditional_set(variant),
+        walls=frozenset(position.walls()),
     )
 
 

@@ -181,13 +181,15 @@ class BoardView:
     """Draw the board as lines with the pieces on their crossings (Xiangqi, Janggi)."""
     traditional: Traditional | None = None
     """The variant's traditional piece set, when every piece has its characters."""
+    walls: frozenset[int] = frozenset()
+    """Wall squares (Cross Derby, petrified pieces): drawn solid, with a cross."""
 
     def __post_init__(self) -> None:
         for label, value in (("files", self.files), ("ranks", self.ranks)):
             if not 1 <= value <= 26:
                 raise ValueError(f"{label} must be between 1 and 26, not {value}")
         size = self.files * self.ranks
-        for sq in self.pieces:
+        for sq in (*self.pieces, *self.walls):
             if not 0 <= sq < size:
                 raise ValueError(f"square {sq} is off the {self.files}x{self.ranks} board")
 

@@ -25,7 +25,7 @@ from rules.betza import Kind
 from rules.errors import IllegalMoveError
 from rules.position import CASTLE, DROP, EP, KIND_MASK, KIND_SHIFT, NORMAL, PASS, Position
 from rules.postext import castling_letters, castling_rights, castling_squares_held
-from rules.tables import MC
+from rules.tables import MC, WALL
 from rules.variant import Variant
 
 UCI_RE = re.compile(r"(?:[a-p](?:1[0-6]|[1-9])){2}[a-z+\-]?|\+?[A-Z]@[a-p](?:1[0-6]|[1-9])")
@@ -173,6 +173,9 @@ def fen(pos: Position) -> str:
             if empty:
                 row += str(empty)
                 empty = 0
+            if code == WALL:
+                row += "*"
+                continue
             letter = _letter(table, pos, code >> 1)
             row += letter if code & 1 else letter.upper()
             if pos.promoted is not None and pos.promoted[geo.index(f, rank)]:

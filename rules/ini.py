@@ -923,7 +923,6 @@ SET_REFUSED = {
     "mustDropType": "compulsory drops",
     "blastImmuneTypes": "exploding captures (Atomic)",
     "mutuallyImmuneTypes": "exploding captures (Atomic)",
-    "petrifyOnCaptureTypes": "petrifying captures",
     "connectPieceTypes": "connecting pieces in a row (a connection game)",
 }
 CONNECTION_GAME = ("connectN", "connectNxN", "collinearN", "connectRegion1White")
@@ -1133,6 +1132,7 @@ class Start:
     checks: tuple[int, int] | None = None
     hand: tuple[str, ...] = ()  # each side's pieces in hand at the start (slots)
     black_hand: tuple[str, ...] | None = None  # Black's, where they differ from White's
+    walls: frozenset[Square] = frozenset()  # the wall squares ('*')
 
     @property
     def any_hand(self) -> frozenset[str]:
@@ -1169,6 +1169,7 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
     if len(rows) != ranks:
         _refuse(config, "startFen", source, f"{len(rows)} ranks, but the board has {ranks}")
     board: dict[Square, tuple[str, int]] = {}
+    walls: set[Square] = set()
     for i, row in enumerate(rows):
         rank = ranks - 1 - i
         f = 0
@@ -1177,7 +1178,13 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
                 f += int(token)
                 continue
             if token == "*":
-                _refuse(config, "startFen", source, "wall squares ('*'): every square is playable")
+                if f >= files:
+                    _refuse(
+                        config, "startFen", source, f"rank {rank + 1} is wider than {files} files"
+                    )
+                walls.add((f, rank))  # a wall square: Fairy Post's [setup] walls
+                f += 1
+                continue
             if token == "~":
                 _refuse(config, "startFen", source, "'~': promoted Pawns in the start position")
             letter = token.lstrip("+")
@@ -1211,7 +1218,34 @@ def _start(config: Config, source: str, files: int, ranks: int) -> Start:
         checks,
         tuple(hand),
         None if black_hand is None else tuple(black_hand),
+        frozenset(walls),
     )
+
+
+def _petrify(
+    config: Config, source: str, by_slot: Mapping[str, Piece], rules: dict[str, object]
+) -> None:
+    """petrifyOnCaptureTypes: a capturing piece of these types becomes a wall on the square
+    it captured on (Fairy Post's `petrify`); one set for both sides."""
+    key = "petrifyOnCaptureTypes"
+    sets = [piece_set(config, key, color) for color in (0, 1)]
+    if sets[0] != sets[1]:
+        _refuse(config, key, source, "petrifying pieces that differ between the sides")
+    members = sets[0]
+    if not members:
+        return
+    slots = sorted(by_slot) if "*" in members else sorted(members & by_slot.keys())
+    royal = [s for s in slots if by_slot[s].entry.get("royal")]
+    if royal:
+        _refuse(
+            config,
+            key,
+            source,
+            f"a royal piece ({by_slot[royal[0]].id}) turning into a wall: its side would be "
+            "left without one",
+        )
+    if slots:
+        rules["petrify"] = [by_slot[s].id for s in slots]
 
 
 # ---------------------------------------------------------------------------------------
@@ -1523,6 +1557,7 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
                 "has a pseudo-royal one: inherit from atomic)",
             )
         rules["blast"] = {"immune": [by_slot["pawn"].id] if "pawn" in by_slot else []}
+    _petrify(config, source, by_slot, rules)
 
     if _bool(config, "flyingGeneral", source):
         rules["flying-general"] = True
@@ -1633,6 +1668,9 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
     lines += _setup_lines(white_army, files, token)
     if start.side == "b":
         lines.append('first = "black"')
+    if start.walls:
+        walls = sorted(start.walls, key=lambda s: (s[1], s[0]))
+        lines.append(f"walls = {_toml([_square_name(w) for w in walls])}")
     mirrored = {(f, ranks - 1 - r): s for (f, r), s in white_army.items()}
     if mirrored != black_army:
         lines += ["", "[setup.black]"]
@@ -3124,6 +3162,7 @@ VARIANT_WRITTEN |= {
 }
 VARIANT_WRITTEN |= {"drop_promoted", "chasing", "counting", "passing", "bikjang", "points"}
 VARIANT_WRITTEN |= {"move_repetition", "mate", "bare_king_draw", "first", "castling_sides"}
+VARIANT_WRITTEN |= {"walls", "petrify"}
 PIECE_WRITTEN = frozenset(
     [
         "id",
@@ -3455,6 +3494,8 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         keys["checkmateValue"] = variant.checkmate
     if variant.must_capture:
         keys["mustCapture"] = "true"
+    if variant.petrify:
+        keys["petrifyOnCaptureTypes"] = "".join(sorted(letter_of[pid] for pid in variant.petrify))
     if variant.no_checks:
         keys["checking"] = "false"
     if variant.no_drop_checks:
@@ -4094,6 +4135,8 @@ def _export_fen(variant: Variant, letter_of: Mapping[str, str], castling: str) -
         for sq, pid in variant.army(color):
             letter = letter_of[pid]
             board[sq] = letter.upper() if color == 0 else letter.lower()
+    for sq in variant.walls:
+        board[sq] = "*"
     rows = []
     for rank in range(geo.ranks - 1, -1, -1):
         row, empty = "", 0

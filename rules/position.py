@@ -25,6 +25,7 @@ from rules.tables import (
     GRASSHOP,
     MC,
     MOVE,
+    WALL,
     SquareMoves,
     Tables,
     tables_of,
@@ -204,6 +205,8 @@ class Position:
         for color in (0, 1):
             for sq, pid in variant.army(color):
                 pos._put(sq, tables.code(pid, color))
+        for sq in variant.walls:
+            pos._put(sq, WALL)
         for sq in tables.start_virgin:
             pos.virgin[sq] = 1
         for color in (0, 1):
@@ -317,18 +320,28 @@ class Position:
         return bool(self.reserve[0] or self.reserve[1])
 
     def piece_at(self, sq: int) -> PieceOnBoard | None:
+        """The piece on `sq`; None for an empty square and for a wall (`is_wall`)."""
         code = self.board[sq]
-        if not code:
+        if not code or code == WALL:
             return None
         return self.describe(code)
+
+    def is_wall(self, sq: int) -> bool:
+        """Whether `sq` is a wall square: no piece may enter it or pass through it."""
+        return self.board[sq] == WALL
+
+    def walls(self) -> list[int]:
+        """The wall squares, in square order."""
+        return sorted(self.pieces[WALL])
 
     def describe(self, code: int) -> PieceOnBoard:
         p = self.variant.piece(self.t.type_ids[code >> 1])
         return PieceOnBoard(p.id, code & 1, p.letters, p.name)
 
     def occupied(self) -> Iterator[tuple[int, int]]:
+        """The squares holding a piece, with its code (walls are no pieces)."""
         for sq, code in enumerate(self.board):
-            if code:
+            if code and code != WALL:
                 yield sq, code
 
     def hand(self, color: int) -> dict[str, int]:
@@ -1127,15 +1140,18 @@ class Position:
         Kings forbids it, a search prunes no checking move. A board move or a drop is
         tried on the board alone, since an attack reads nothing else, unless the side's
         attacks or its moves need more (special moves read the piece lists, an explosion
-        or a pseudo-royal piece the whole position, a gate brings a piece in): those, and
-        every other kind of move, are made and unmade in full."""
+        or a pseudo-royal piece the whole position, a gate brings a piece in, a petrified
+        capturer checks no more): those, and every other kind of move, are made and
+        unmade in full."""
         t = self.t
         side = self.side
         kind = (c >> KIND_SHIFT) & KIND_MASK
         if (
             kind in (NORMAL, DROP)
             and c < GATED
-            and not (t.blast or t.pseudo_royal or t.special_codes[side] or self.gates[side])
+            and not (
+                t.blast or t.pseudo_royal or t.petrify or t.special_codes[side] or self.gates[side]
+            )
             and not self.placing
         ):
             target = self.kings[side ^ 1]
@@ -1793,6 +1809,8 @@ class Position:
             if extra is None and self.promoted is not None:
                 extra = self._snapshot()
             h = self._explode(d, changes, h)
+        if t.petrify and (kind == EP or (kind == NORMAL and changes[1][1])) and t.petrify[piece]:
+            h = self._petrify(d, changes, h)
         if t.first_leap_takers and kind == NORMAL:
             h = self._take_first_leap(d, side, changes, h)
         if t.counting is not None:
@@ -1883,8 +1901,8 @@ class Position:
         promoted = self.promoted
         for sq in (d, *t.blast_ring[d]):
             p = board[sq]
-            if not p or (sq != d and t.blast_immune[p]):
-                continue
+            if not p or p == WALL or (sq != d and t.blast_immune[p]):
+                continue  # walls stand through blasts (Fairy-Stockfish)
             if self.virgin[sq]:
                 h ^= t.z_virgin[sq]
             self._lift(sq, changes)
@@ -1897,6 +1915,23 @@ class Position:
                 promoted[sq] = 0
                 h ^= t.z_promoted[sq]
         return h
+
+    def _petrify(self, d: int, changes: list[tuple[int, int, int]], h: int) -> int:
+        """The capturing piece (its type before any promotion, as in Fairy-Stockfish) turns
+        into a wall on `d`; after a blast, which has removed it already, the wall still
+        stands there. Returns the new hash."""
+        t = self.t
+        zp = t.z_piece
+        p = self._lift(d, changes)
+        if p:
+            h ^= zp[p][d]
+        promoted = self.promoted
+        if promoted is not None and promoted[d]:
+            # A promoted mark moved here with the piece (the move saved the marks first).
+            promoted[d] = 0
+            h ^= t.z_promoted[d]
+        self._place(d, WALL, changes)
+        return h ^ zp[WALL][d]
 
     def _pseudo_royals(self, color: int) -> list[int]:
         """The squares of `color`'s pseudo-royal pieces: of each listed type (of all its
@@ -1970,6 +2005,7 @@ class Position:
         side = self.side
         king = self.kings[side]
         board = self.board
+        petrify = self.t.petrify
         in_check = self._atomic_check(side)
         out = []
         for c in pseudo:
@@ -1979,12 +2015,25 @@ class Position:
                     continue
             elif kind == NORMAL and (c & 0xFF) == king and board[(c >> 8) & 0xFF]:
                 continue
+            d = (c >> 8) & 0xFF
+            petrified = bool(
+                petrify
+                and (kind == EP or (kind == NORMAL and board[d]))
+                and petrify[board[c & 0xFF]]
+            )
             self.push_code(c, keep_key=False)
             try:
+                if petrified:
+                    # Fairy-Stockfish's atomic legality test sees the capture square empty,
+                    # as the blast leaves it, not the wall petrification puts there: that
+                    # wall shields no King from this move's check (pyffish 0.0.90).
+                    board[d] = 0
                 ok = self.kings[side] >= 0 and (
                     self.kings[side ^ 1] < 0 or not self._atomic_check(side)
                 )
             finally:
+                if petrified:
+                    board[d] = WALL
                 self.pop_code()
             if ok:
                 out.append(c)

@@ -4,7 +4,8 @@
 
 The board lists ranks from the top (Black's side) down, separated by `/`. White pieces
 are uppercase, Black lowercase; a two-letter piece is written in parentheses, `(SH)` or
-`(sh)`; runs of empty squares are numbers (1-16). The Pawn is `P`/`p`, or `+`/`-` in
+`(sh)`; runs of empty squares are numbers (1-16); `*` is a wall square (variants with
+walls, as Fairy-Stockfish writes it). The Pawn is `P`/`p`, or `+`/`-` in
 variants where `P` is another piece's letter (Bigorra, Timurid), as in the spec's
 diagrams. A promoted Shogi piece is `+` and its letter, as Fairy-Stockfish writes it: `+P`
 (White's), `+p` (Black's). Castling rights are FEN's `KQkq` (K: with the Rook on the higher
@@ -32,11 +33,11 @@ import re
 from rules.betza import is_multi_step
 from rules.errors import PositionTextError
 from rules.position import Position
-from rules.tables import Tables, tables_of
+from rules.tables import WALL, Tables, tables_of
 from rules.variant import Variant, load_variant, variant_with_options
 
-_TOKEN_RE = re.compile(r"\(([A-Za-z]{2})\)|([A-Za-z+\-])|(\d+)")
-_PLUS_TOKEN_RE = re.compile(r"\((\+?[A-Za-z]{1,2})\)|(\+[A-Za-z]|[A-Za-z\-])|(\d+)")
+_TOKEN_RE = re.compile(r"\(([A-Za-z]{2})\)|([A-Za-z+\-*])|(\d+)")
+_PLUS_TOKEN_RE = re.compile(r"\((\+?[A-Za-z]{1,2})\)|(\+[A-Za-z]|[A-Za-z\-*])|(\d+)")
 """Where promoted pieces are written `+P` (Shogi), `+` begins a piece's letters."""
 EXT_ORDER = (
     "options",
@@ -143,7 +144,7 @@ def format_position(pos: Position) -> str:
             if empty:
                 row.append(str(empty))
                 empty = 0
-            row.append(piece_token(v, t, code))
+            row.append("*" if code == WALL else piece_token(v, t, code))
         if empty:
             row.append(str(empty))
         rows.append("".join(row))
@@ -269,7 +270,7 @@ def parse_position(variant: Variant | str, text: str) -> Position:
                 f += n
                 continue
             token = m.group(1) or m.group(2)
-            code = _token_code(variant, t, token)
+            code = WALL if token == "*" and t.walls else _token_code(variant, t, token)
             if code is None:
                 raise PositionTextError(
                     f"rank {rank + 1}: {token!r} is not a piece of {variant.name}"

@@ -338,6 +338,18 @@ def rules_summary(v: Variant) -> tuple[str, ...]:
             f"the board{f' (but {spared})' if spared else ''}; exploding the King wins, a King "
             "never captures, and touching Kings give no check."
         )
+    if v.walls:
+        where = ", ".join(v.geometry.name(sq) for sq in sorted(v.walls))
+        lines.append(
+            f"Walls stand on {where}: no piece may enter, capture or pass them (a Cannon-like "
+            "hopper may hop over one)."
+        )
+    if v.petrify:
+        kinds = ", ".join(sorted(v.piece(p).name for p in v.petrify))
+        lines.append(
+            f"A capturing {kinds.replace(', ', ' or ')} turns into a wall on the square it "
+            "captured on."
+        )
     if v.must_capture:
         lines.append("Capturing is compulsory: a side that can capture must (any capture).")
     if v.extinction is not None:

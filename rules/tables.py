@@ -47,6 +47,10 @@ HOP, GRASSHOP = 1, 2
 `GRASSHOP` over one screen to the square directly beyond it only."""
 COND_INITIAL, COND_ONCE = 1, 2
 NO_LIMIT = 1 << 30
+WALL = 1
+"""The board code of a wall square: type 0 (no piece type), so never a side's piece; its
+odd parity makes it look like a Black piece to the fast walks, which is why every piece
+of a variant with walls lists it among the codes it may not capture."""
 
 Pairs = tuple[tuple[int, int], ...]
 # A line looking back from a target: its squares, the riders and (range-limited riders)
@@ -479,6 +483,10 @@ class Tables:
     in_place: list[InPlace | None] = field(default_factory=list)
     """Per code: its in-place promotion (Sittuyin's Pawn), else None."""
     any_in_place: bool = False
+    walls: bool = False
+    """Wall squares may stand on the board (`WALL`): static ones or petrified pieces."""
+    petrify: tuple[bool, ...] = ()
+    """Per code: the piece turns into a wall when it captures (empty: no such piece)."""
     staged: bool = False
     """Out of check, the legal moves are exactly the pseudo-legal ones that pass a test one
     by one (`Position.move_test`): false where a rule looks at the whole list (compulsory
@@ -1052,6 +1060,7 @@ def build_tables(variant: Variant) -> Tables:
         no_capture=no_capture,
         no_screen=no_screen,
         restricted=[bool(a or b) for a, b in zip(no_capture, no_screen, strict=True)],
+        walls=bool(variant.walls or variant.petrify),
         facing=variant.flying_general or variant.bikjang,
         passing=variant.passing or variant.bikjang,
     )
@@ -1128,6 +1137,16 @@ def build_tables(variant: Variant) -> Tables:
             else tables.kinds[type_index[goal[1]] << 1 | 1],
         )
     tables.pseudo_royal = variant.extinction is not None and variant.extinction.pseudo_royal
+    if tables.walls:
+        # A wall is code WALL: occupied for every walk (it blocks riders and lame leapers and
+        # screens hoppers, as in Fairy-Stockfish), but nobody's: no piece may capture it.
+        for code in range(2, ncodes):
+            tables.no_capture[code] = tables.no_capture[code] | {WALL}
+            tables.restricted[code] = True
+    if variant.petrify:
+        tables.petrify = tuple(
+            code >= 2 and type_ids[code >> 1] in variant.petrify for code in range(ncodes)
+        )
     if variant.blast is not None:
         tables.blast = True
         ring = []
@@ -1220,6 +1239,7 @@ def _drop_rules(t: Tables) -> None:
         or t.blast
         or t.any_in_place
         or variant.must_capture
+        or variant.petrify
         or variant.no_drop_checks
         or variant.must_drop
         or variant.reserve_in_hand

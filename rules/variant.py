@@ -135,6 +135,7 @@ RULES_KEYS = {
     "extinction",
     "must-drop",
     "blast",
+    "petrify",
 }
 REPETITION_RESULTS = ("draw", "white-loses", "black-loses", "repeater-loses", "repeater-wins")
 DROP_MATES = ("legal", "loss", "illegal")
@@ -507,6 +508,12 @@ class Variant:
     blast: frozenset[str] | None = None
     """Atomic: a capture explodes, removing the capturing piece and every piece on the eight
     squares around, but those of these types (the Pawns); None: captures do not explode."""
+    walls: frozenset[int] = frozenset()
+    """`[setup] walls`: squares no piece may enter, stand on or pass (both sides'; hoppers
+    still hop over them), present from the start (Cross Derby)."""
+    petrify: frozenset[str] = frozenset()
+    """`[rules] petrify`: a piece of these types that captures turns into a wall on the
+    square it captured on (Fairy-Stockfish's petrifyOnCaptureTypes)."""
     perpetual_check: str = "draw"
     """`loss`: a repetition in which one side gave check every move loses for that side."""
     move_repetition: str = "allowed"
@@ -1324,6 +1331,7 @@ def _build(
 
     setup, black_setup = _build_setup(data, source, geometry, pieces)
     first = _first_side(data, source)
+    walls = _build_walls(data.get("setup"), source, geometry, setup, black_setup)
     white_count = len(setup)
     expected = data.get("piece-count")
     if expected is not None and expected != white_count:
@@ -1703,6 +1711,8 @@ def _build(
         checkmate=checkmate,
         extinction=extinction,
         blast=_build_blast(rules.get("blast"), source, by_id, goal),
+        walls=walls,
+        petrify=_build_petrify(rules.get("petrify"), source, by_id),
         mate=_build_mate(rules.get("mate"), source, by_id),
         zone=zone,
         counting=counting,
@@ -1889,6 +1899,59 @@ def _build_blast(
     if goal != "checkmate":
         raise VariantError(source, key, "needs goal = 'checkmate'")
     return frozenset(ids)
+
+
+def _build_walls(
+    table: Any,
+    source: str,
+    geometry: Geometry,
+    setup: tuple[tuple[int, str], ...],
+    black_setup: tuple[tuple[int, str], ...] | None,
+) -> frozenset[int]:
+    """`[setup] walls = ["b1", "g1"]`: wall squares at the start, named as squares (not
+    mirrored for Black: a wall belongs to neither side)."""
+    raw = table.get("walls") if isinstance(table, dict) else None
+    if raw is None:
+        return frozenset()
+    key = "setup.walls"
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise VariantError(source, key, 'a list of square names: walls = ["b1", "g1"]')
+    out: set[int] = set()
+    for name in raw:
+        sq = geometry.parse(name)
+        if sq is None:
+            raise VariantError(source, key, f"{name!r} is not a square; {geometry.square_hint()}")
+        if sq in out:
+            raise VariantError(source, key, f"{name} is listed twice")
+        out.add(sq)
+    black = black_setup
+    if black is None:
+        black = tuple((geometry.mirror(sq), pid) for sq, pid in setup)
+    taken = sorted(out & {sq for sq, _ in (*setup, *black)})
+    if taken:
+        where = ", ".join(geometry.name(sq) for sq in taken)
+        raise VariantError(source, key, f"a piece of the setup stands on {where}")
+    return frozenset(out)
+
+
+def _build_petrify(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> frozenset[str]:
+    """`petrify = ["queen"]`: a capturing piece of these types becomes a wall."""
+    if raw is None:
+        return frozenset()
+    key = "rules.petrify"
+    if not isinstance(raw, list) or not all(isinstance(i, str) for i in raw):
+        raise VariantError(source, key, 'a list of piece ids: petrify = ["queen", "rook"]')
+    for pid in raw:
+        if pid not in by_id:
+            raise VariantError(source, key, f"unknown piece {pid!r}")
+        if by_id[pid].royal:
+            raise VariantError(
+                source,
+                key,
+                f"{pid!r} is royal: a royal piece turning into a wall would leave "
+                "its side without one",
+            )
+    return frozenset(raw)
 
 
 def _build_extinction(raw: Any, source: str, by_id: Mapping[str, PieceType]) -> Extinction | None:
@@ -2618,7 +2681,7 @@ def _build_setup(
         out: list[tuple[int, str]] = []
         for rank_key, row in rows.items():
             key = f"{prefix}.{rank_key}"
-            if prefix == "setup" and rank_key in ("black", "first"):
+            if prefix == "setup" and rank_key in ("black", "first", "walls"):
                 continue
             if (
                 not re.fullmatch(r"[0-9]{1,2}", rank_key)
