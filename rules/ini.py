@@ -1544,6 +1544,7 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         assert start.checks is not None
         rules["check-count"] = start.checks[0]
     _extinction(config, source, by_slot, start, rules)
+    _royal_promotions(config, source, by_slot)
     if _bool(config, "blastOnCapture", source):
         # Fairy-Stockfish's blast spares the Pawns around the capture (the pawn type
         # only), not a captured Pawn: Fairy Post's `immune`.
@@ -1631,6 +1632,7 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
             "rights at the start is not something Fairy Post plays",
         )
     _castling_wins(config, source, castling)
+    pieces = _without_idle_king(pieces, start, castling)
 
     description = f"Fairy-Stockfish variants.ini section [{label or name}], converted."
     lines = [
@@ -2416,8 +2418,12 @@ def _piece_promotions(
             "demotes-to": origin.id,
         }
         if target.entry.get("royal"):
-            _refuse(config, "promotedPieceType", source, f"{token}: promotion into a royal piece")
-        if any(slot_b in members for members in extinct) or slot_b in flags - {"*"}:
+            # Into the King (Forward chess's forward-moving King, crowned on the last rank):
+            # the promoted form is royal, which holds only if the piece that promotes is
+            # the side's royal piece too (a pseudo-royal one becomes so in `_extinction`;
+            # `_royal_promotions` refuses the rest).
+            entry["royal"] = True
+        elif any(slot_b in members for members in extinct) or slot_b in flags - {"*"}:
             # Fairy-Stockfish's promoted piece is of its new type: extinction (and its
             # pseudo-royal pieces) and the flag count it as one.
             entry["counts-as"] = target.id
@@ -2769,6 +2775,48 @@ def _extinction(
             return
     if pseudo:
         extinction["pseudo-royal"] = True
+
+
+def _royal_promotions(config: Config, source: str, by_slot: Mapping[str, Piece]) -> None:
+    """A promotion into the royal King keeps one royal piece a side only when the piece
+    that promotes is royal itself (Forward chess's forward King, a lone pseudo-royal piece
+    that `_extinction` made royal): any other would crown a second King."""
+    by_id = {p.id: p for p in by_slot.values()}
+    for form in by_slot.values():
+        origin = by_id.get(str(form.entry.get("demotes-to")))
+        if not form.entry.get("royal") or origin is None or origin.entry.get("royal"):
+            continue
+        target = config.promoted[origin.slot]
+        b = config.pieces[target].letter if target in config.pieces else "?"
+        _refuse(
+            config,
+            "promotedPieceType",
+            source,
+            f"{config.pieces[origin.slot].letter}:{b}: promotion into the royal King of a "
+            "piece that is not the side's only royal (or lone pseudo-royal) piece: a side "
+            "would have two",
+        )
+
+
+def _without_idle_king(
+    pieces: list[Piece], start: Start, castling: list[dict[str, object]]
+) -> list[Piece]:
+    """The pieces less the royal King where the King comes only as another royal piece's
+    promoted form (Forward chess's crowned King): neither set up nor held, promoted into
+    by nothing and castling with nothing, it is a second royal type no game ever sees."""
+    king = next((p for p in pieces if p.slot == "king" and p.entry.get("royal")), None)
+    if king is None or castling or "king" in start.any_hand:
+        return pieces
+    if any(slot == "king" for slot, _ in start.board.values()):
+        return pieces
+    crowned = any(p.entry.get("royal") and "demotes-to" in p.entry for p in pieces)
+    named = any(
+        isinstance(promo := p.entry.get("promotion"), dict) and king.id in promo.get("to", [])
+        for p in pieces
+    )
+    if not crowned or named:
+        return pieces
+    return [p for p in pieces if p is not king]
 
 
 def _en_passant(
@@ -3279,9 +3327,14 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
     slots: dict[str, str] = {}
     used: set[str] = set()
     customs = iter(CUSTOM_SLOTS)
-    royal = [p for p in variant.pieces if p.royal]
+    # A royal piece's royal promoted form (Forward chess's crowned King) is that piece's
+    # other side, not a second royal piece: written as below (`_export_crowning`).
+    crowned = [p for p in variant.pieces if p.royal and p.demotes_to is not None]
+    royal = [p for p in variant.pieces if p.royal and p.demotes_to is None]
     if len(royal) > 1 or (not royal and not variant.royal_free):
         refuse("pieces", "a game without exactly one royal piece")
+    if crowned:
+        _export_crowning(variant, refuse)
     pawn_rows: set[int] = set()
     initial_pieces = []
     rowed: list[tuple[PieceType, tuple[Component, ...]]] = []
@@ -3355,7 +3408,7 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         elif rank is not None:
             slot, betza = "soldier", ""
             keys["soldierPromotionRank"] = str(rank)
-        elif p.royal:
+        elif p.royal and not crowned:
             slot = "king"
             betza = "" if _normal(plain) == _normal(fsf_moves("K")[0]) else fsf_betza_for(moves)
         elif "pawn" not in used and _normal(plain) == _normal(fsf_moves("fmWfcF")[0]):
@@ -3425,8 +3478,12 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         rows = sorted(promo.compulsory_rows | promo.optional_rows)
         white_rows = " ".join(f"*{r}" for r in rows) or "-"
         black_rows = " ".join(f"*{ranks + 1 - r}" for r in rows) or "-"
-        if "promotionRegionWhite" in keys:
-            refuse("promotion", "Pawns promoting on rows beside pieces promoting in a zone")
+        if "promotionRegionWhite" in keys and [
+            set(keys[k].split()) for k in ("promotionRegionWhite", "promotionRegionBlack")
+        ] != [set(white_rows.split()), set(black_rows.split())]:
+            # One region serves both in Fairy-Stockfish: the Pawns' rows must be the zone
+            # (Forward chess: the last rank for both).
+            refuse("promotion", "Pawns promoting on rows other than the pieces' promotion zone")
         keys["promotionRegionWhite"], keys["promotionRegionBlack"] = white_rows, black_rows
         keys["mandatoryPawnPromotion"] = "false" if promo.optional_rows else "true"
         keys["promotionPieceTypes"] = "".join(letter_of[t] for t in promo.to) or "-"
@@ -3515,6 +3572,14 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
             keys["extinctionPseudoRoyal"] = "true"
         if ext.opponent_count:
             keys["extinctionOpponentPieceCount"] = str(ext.opponent_count)
+    if crowned:
+        # Fairy-Stockfish's King is one type, so the piece crowned King is its own type,
+        # kept safe as the last piece of the two types together (`_export_crowning`).
+        keys["extinctionValue"] = "loss"
+        keys["extinctionPieceTypes"] = "".join(
+            [*sorted(letter_of[p.id] for p in royal), keys["king"][0]]
+        )
+        keys["extinctionPseudoRoyal"] = "true"
     if variant.perpetual_check == "loss":
         keys["perpetualCheckIllegal"] = "true"
     if variant.counting is not None:
@@ -3794,7 +3859,17 @@ def _export_promoted_forms(
                 "a promoted form counted as a piece it is not written as (Fairy-Stockfish's "
                 "promoted piece is the type it is written as)",
             )
-        if same:
+        if form.royal:
+            # The crowned King: Fairy-Stockfish's King type, moving as the form moves.
+            betza = "" if _normal(moves) == _normal(fsf_moves("K")[0]) else fsf_betza_for(moves)
+            if betza is None:
+                refuse(f"pieces.{form.id}", "a movement Fairy-Stockfish's Betza cannot say")
+            letter = next(c for c in "k" + form.name.lower() + ASCII_LETTERS if c not in taken)
+            used.add("king")
+            slots[form.id] = "king"
+            keys["king"] = letter + (f":{betza}" if betza else "")
+            taken.add(letter)
+        elif same:
             letter = letter_of[same[0]]
         elif _normal(moves) in own_types:
             letter = own_types[_normal(moves)]
@@ -3822,6 +3897,37 @@ def _export_promoted_forms(
         keys["mandatoryPiecePromotion"] = "true"
     if on_capture:
         keys["piecePromotionOnCapture"] = "true"
+
+
+def _export_crowning(variant: Variant, refuse: Callable[[str, str], NoReturn]) -> None:
+    """A royal piece that promotes into a royal form is written as Fairy-Stockfish's
+    Forward chess writes its King: the piece as a type of its own, pseudo-royal as the
+    last piece of an extinction of it and the King type, which `promotedPieceType` makes
+    of it. Rules that Fairy-Stockfish applies to the King type alone, or that need the
+    extinction for something else, are refused."""
+    others = {
+        "rules.extinction": variant.extinction is not None,
+        "castling": bool(variant.castles),
+        "rules.no-checks": variant.no_checks,
+        "rules.check-count": bool(variant.check_count),
+        "rules.blast": variant.blast is not None,
+        "rules.flying-general": variant.flying_general or variant.bikjang,
+        "rules.bare-king": variant.bare_king or variant.bare_king_draw or variant.bare_king_win,
+        "rules.goal-zone": variant.zone is not None,
+        "drops": variant.drops,
+    }
+    for key, present in others.items():
+        if present:
+            refuse(
+                key,
+                f"{key.split('.')[-1]} beside a royal piece that promotes into a royal one "
+                "(Fairy-Stockfish writes that piece as a pseudo-royal type)",
+            )
+    for p in variant.pieces:
+        if p.royal and p.demotes_to is not None:
+            origin = variant.piece(p.demotes_to)
+            if not origin.royal or origin.promotion is None or origin.promotion.to != (p.id,):
+                refuse(f"pieces.{p.id}", "a royal promoted form of a piece that is not royal")
 
 
 def _bitboard_text(variant: Variant, squares: Iterable[int]) -> str:

@@ -45,8 +45,8 @@ COLOR_NAMES = ("White", "Black")
 _SQ = r"[a-z]\d{1,2}"
 _GATE = rf"/[A-Za-z]{{1,2}}(?:@{_SQ})?"
 _BOARD_RE = re.compile(
-    rf"(?P<letters>[A-Z]{{1,2}})?(?P<origin>{_SQ})(?P<sep>[-x:]?)(?P<target>{_SQ})"
-    rf"(?:=?(?P<promo>[A-Za-z]{{1,2}}))?(?P<gate>{_GATE})?(?P<ep>\s*e\.p\.)?"
+    rf"(?P<letters>\+?[A-Z]{{1,2}})?(?P<origin>{_SQ})(?P<sep>[-x:]?)(?P<target>{_SQ})"
+    rf"(?:=?(?P<promo>\+?[A-Za-z]{{1,2}}))?(?P<gate>{_GATE})?(?P<ep>\s*e\.p\.)?"
 )
 _CASTLE_RE = re.compile(
     rf"(?P<castle>[Oo0]-[Oo0]-[Oo0]|[Oo0]-[Oo0])(?:\((?P<dest>{_SQ})\))?(?P<gate>{_GATE})?"
@@ -56,8 +56,8 @@ _SWAP_RE = re.compile(
     rf"(?P<kl>[A-Z]{{1,2}})?(?P<king>{_SQ})<>(?P<pl>[A-Z]{{1,2}})?(?P<prince>{_SQ})"
 )
 _SHORT_RE = re.compile(
-    rf"(?P<letters>[A-Z]{{1,2}})?(?P<file>[a-p])?(?P<rank>\d{{1,2}})?[-x:]?(?P<target>{_SQ})"
-    rf"(?:=?(?P<promo>[A-Za-z]{{1,2}}))?(?P<gate>{_GATE})?"
+    rf"(?P<letters>\+?[A-Z]{{1,2}})?(?P<file>[a-p])?(?P<rank>\d{{1,2}})?[-x:]?(?P<target>{_SQ})"
+    rf"(?:=?(?P<promo>\+?[A-Za-z]{{1,2}}))?(?P<gate>{_GATE})?"
 )
 _WXF_RE = re.compile(r"[A-Za-z1-9+\-]{2,3}[-+=.]\d")
 _JANGGI_RE = re.compile(

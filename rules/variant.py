@@ -1613,9 +1613,14 @@ def _build(
                         f"unknown piece {target!r}: promotions name pieces of this variant "
                         f"by id ({', '.join(by_id)})",
                     )
-                if by_id[target].royal:
+                if by_id[target].royal and not p.royal:
+                    # A royal piece may promote into another royal form (Forward chess's
+                    # King): the side still has one. Any other piece would make a second.
                     raise VariantError(
-                        source, f"pieces.{p.id}.promotion.to", "cannot promote to a royal piece"
+                        source,
+                        f"pieces.{p.id}.promotion.to",
+                        f"cannot promote to the royal piece {target!r}: only a royal piece "
+                        "may promote into one (the side keeps a single royal piece)",
                     )
         for lost in sorted(p.first_leap_lost_by):
             if lost not in by_id:
@@ -1648,11 +1653,14 @@ def _build(
                     "names the piece this non-royal promoted form counts as: another "
                     "non-royal piece that counts as itself",
                 )
-        if p.demotes_to is not None and (p.demotes_to == p.id or by_id[p.demotes_to].royal):
+        if p.demotes_to is not None and (
+            p.demotes_to == p.id or (by_id[p.demotes_to].royal and not p.royal)
+        ):
             raise VariantError(
                 source,
                 f"pieces.{p.id}.demotes-to",
-                "names the unpromoted piece it returns to hand as: another, non-royal piece",
+                "names the unpromoted piece it returns to hand as: another piece, non-royal "
+                "unless this promoted form is royal too",
             )
         if (
             p.letters.startswith("+")
