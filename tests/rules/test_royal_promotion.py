@@ -168,3 +168,19 @@ def test_staged_generation_is_the_legal_moves_around_the_crowning() -> None:
                 rng.choice(promoting or (royal if royal and rng.random() < 0.5 else legal))
             )
     assert crowned_positions > 20
+
+
+def test_crowning_moves_are_typed_back_as_they_are_printed() -> None:
+    """The printed forms of a move into and of a `+C` piece read back (western notation)."""
+    start = "4c1/6/6/2C3/6/r5 w - - 0 1"
+    game = Game.from_position_text(crown(), start)
+    crowning = game.play("c3c4+").notation
+    assert crowning == "Cc3-c4+C"
+    for typed in (crowning, "Cc4+C", "Cc3-c4=+C"):
+        again = Game.from_position_text(crown(), start)
+        assert again.play(typed).notation == crowning
+        again.play("a1a2")
+        assert again.play("+Cc4-c3").notation == "+Cc4-c3"
+    uncrowned = Game.from_position_text(crown(), start)
+    assert uncrowned.play("Cc3-c4").notation == "Cc3-c4"
+    assert uncrowned.position_text.startswith("4c1/6/2C3/")
