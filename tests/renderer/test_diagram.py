@@ -6,6 +6,7 @@ import pytest
 
 from renderer import find_piece, piece_legend, render_legend, render_piece
 from renderer.diagram import board_size, diagram_data
+from rules.betza import parse_betza
 from rules.tables import CAPTURE, MOVE
 from rules.variant import PieceType, load_variant, variant_ids
 from tests.renderer.conftest import decode
@@ -50,6 +51,22 @@ def test_cannon_captures_over_a_screen() -> None:
     assert data.marks[_at(n, 3, 0)] == CAPTURE
     assert _at(n, 2, 0) not in data.marks
     assert _at(n, 1, 1) not in data.marks
+
+
+def test_grasshopper_lands_only_beyond_its_screen() -> None:
+    """A grasshopper (gQ) over the screen two squares away lands on the third square only;
+    a hopper with a range of 2 (pB2) jumps an adjacent screen to the second square."""
+    p = PieceType("grasshopper", "Grasshopper", "G", (), parse_betza("gQ"))
+    n = board_size(p)
+    data = diagram_data(p)
+    assert _at(n, 2, 0) in data.screens and _at(n, 2, 2) in data.screens
+    assert data.marks[_at(n, 3, 0)] == BOTH and data.marks[_at(n, 3, 3)] == BOTH
+    assert _at(n, 4, 0) not in data.marks and _at(n, 1, 0) not in data.marks
+    short = PieceType("short", "Short", "S", (), parse_betza("pB2"))
+    data = diagram_data(short)
+    m = board_size(short)
+    assert _at(m, 1, 1) in data.screens and data.marks[_at(m, 2, 2)] == BOTH
+    assert _at(m, 3, 3) not in data.marks
 
 
 def test_pawn_moves_captures_and_double_step() -> None:

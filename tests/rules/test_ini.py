@@ -294,6 +294,20 @@ def test_a_plain_hopper_is_not_exported_as_the_janggi_cannon() -> None:
     assert "cannot-hop-over" not in ini.convert_section(exported, "t-back")
 
 
+def test_a_grasshopper_with_a_range_is_refused_by_the_export() -> None:
+    """Fairy-Stockfish's range digit replaces its grasshopper's: its gR3 is pR3, so a
+    grasshopper whose screen must be within two squares has no form there (gR2, which is
+    pR2, has)."""
+    for betza, written in (("gR3", None), ("gR2", "g:pR2"), ("gR", "g:gR")):
+        text = ini.convert_section(f"[t:chess]\ncustomPiece1 = g:{betza}\n", "t")
+        if written is None:
+            text = text.replace('betza = "pR3"', 'betza = "gR3"')
+            with pytest.raises(ini.IniRefusal, match="Betza cannot say"):
+                ini.export_ini(load_definition(text), "t-back")
+        else:
+            assert written in ini.export_ini(load_definition(text), "t-back")
+
+
 @pytest.mark.parametrize(
     ("variant_id", "older"),
     [
