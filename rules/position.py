@@ -466,6 +466,8 @@ class Position:
                     break
                 if quiet:
                     append(c)
+        if not sm.exotic:
+            return
         for pairs, mode, mfrom, cfrom in sm.rays:
             i = 0
             for d, c in pairs:
@@ -616,11 +618,7 @@ class Position:
         out: list[int] = []
         side = self.side
         t = self.t
-        pieces = self.pieces
-        square_codes = self._square_codes
-        for code in t.side_codes[side]:
-            for o in pieces[code]:
-                square_codes(code, o, out, ALL_MOVES)
+        self._board_codes(out, ALL_MOVES)
         if self.ep >= 0:
             self._ep_codes(out)
         if t.variant.castles:
@@ -633,6 +631,35 @@ class Position:
             king = self.kings[side]
             out.append(king | king << 8 | PASS << KIND_SHIFT)
         return out
+
+    def _board_codes(self, out: list[int], want: int) -> None:
+        """The pseudo-legal board moves of every piece of the side to move, appended to
+        `out` (`want` as in `_square_codes`): a piece that may promote, merges duplicates
+        or is restricted goes through `_square_codes`, the others (the most) straight to
+        their tables, a call saved for each piece in the engine's most frequent walk."""
+        t = self.t
+        pieces = self.pieces
+        restricted = t.restricted
+        dedupe = t.dedupe
+        promo_from = t.promo_from
+        moves = t.moves
+        piece_codes = self._piece_codes
+        square_codes = self._square_codes
+        for code in t.side_codes[self.side]:
+            squares = pieces[code]
+            if not squares:
+                continue
+            if restricted[code] or dedupe[code]:
+                for o in squares:
+                    square_codes(code, o, out, want)
+                continue
+            near = promo_from[code]
+            tables = moves[code]
+            for o in squares:
+                if near is not None and (near[o] or tables[o] is None):
+                    square_codes(code, o, out, want)
+                else:
+                    piece_codes(code, o, out, tables[o], want)
 
     def _square_codes(self, code: int, o: int, out: list[int], want: int) -> None:
         """The pseudo-legal board moves of the piece `code` on `o`, appended to `out`:
@@ -681,11 +708,7 @@ class Position:
         if self.placing:
             return []
         out: list[int] = []
-        square_codes = self._square_codes
-        pieces = self.pieces
-        for code in self.t.side_codes[self.side]:
-            for o in pieces[code]:
-                square_codes(code, o, out, CAPTURE)
+        self._board_codes(out, CAPTURE)
         if self.ep >= 0:
             self._ep_codes(out)
         if self.t.any_in_place:
@@ -701,11 +724,7 @@ class Position:
         out: list[int] = []
         side = self.side
         t = self.t
-        square_codes = self._square_codes
-        pieces = self.pieces
-        for code in t.side_codes[side]:
-            for o in pieces[code]:
-                square_codes(code, o, out, MOVE)
+        self._board_codes(out, MOVE)
         if t.variant.castles:
             self._castling_codes(out)
         if t.variant.drops:

@@ -89,6 +89,13 @@ class SquareMoves:
     lames: tuple[tuple[int, int, int, tuple[tuple[int, ...], ...]], ...] = ()
     cond: tuple[tuple[int, int, int, int, tuple[tuple[int, ...], ...]], ...] = ()
     masked: tuple[tuple[Pairs, int, int, int, int], ...] = ()
+    # Any pattern besides leaps and slides: most pieces have none, and generation, the
+    # engine's most frequent walk, stops after the slides when so.
+    exotic: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        exotic = bool(self.rays or self.hops or self.lames or self.cond or self.masked)
+        object.__setattr__(self, "exotic", exotic)
 
 
 EMPTY_MOVES = SquareMoves()
