@@ -407,14 +407,6 @@ class Searcher:
                 best = value[code]
         return best + self.best_promotion
 
-    def _is_quiet(self, c: int) -> bool:
-        kind = (c >> KIND_SHIFT) & 7
-        if (c >> PROMO_SHIFT) & 0x3F:
-            return False
-        if kind == EP_KIND:
-            return False
-        return not (kind == NORMAL_KIND and self.pos.board[(c >> 8) & 0xFF])
-
     # ------------------------------------------------------------------ endings
 
     def _no_moves(self, ply: int) -> int:
@@ -514,8 +506,15 @@ class Searcher:
         searched = 0
         quiets_tried: list[int] = []
         log_depth = LOG[min(depth, 63)]
+        board = pos.board
         for c in moves:
-            quiet = self._is_quiet(c)
+            # Quiet: neither a capture, en passant nor a promotion.
+            kind = (c >> KIND_SHIFT) & 7
+            quiet = not (
+                (c >> PROMO_SHIFT) & 0x3F
+                or kind == EP_KIND
+                or (kind == NORMAL_KIND and board[(c >> 8) & 0xFF])
+            )
             if futile and quiet and searched and not pos.gives_check(c):
                 continue  # futility: this quiet move will not lift the score to alpha
             saved = (self.mg, self.eg, self.ph)
