@@ -1863,6 +1863,14 @@ def _catalogue_moves(piece_id: str) -> frozenset[Move] | None:
     return our_moves(components_from_entry(entry, "rules/pieces.toml", piece_id))
 
 
+def _promotes_as_pawn(config: Config, slot: str, color: int) -> bool:
+    """Whether `slot` promotes as a Pawn for `color`: one of its promotionPawnTypes, or
+    Fairy-Stockfish's own Pawn, which 0.0.90 always promotes (its pawn move generator
+    ignores the set: `promotionPawnTypes = -` or `= n` leaves a7a8q legal, checked with
+    pyffish 0.0.90)."""
+    return slot == "pawn" or slot in piece_set(config, "promotionPawnTypes", color)
+
+
 def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -> list[Piece]:
     out: list[Piece] = []
     used_ids: set[str] = set()
@@ -1872,11 +1880,7 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
     promoting = [
         s
         for s in config.pieces
-        if s in present
-        and (
-            s in piece_set(config, "promotionPawnTypes", 0)
-            or s in piece_set(config, "promotionPawnTypes", 1)
-        )
+        if s in present and (_promotes_as_pawn(config, s, 0) or _promotes_as_pawn(config, s, 1))
     ]
     promo_rows, mandatory = (
         _promotion_rows(config, source, files, ranks) if promoting else ([], True)
@@ -1902,7 +1906,7 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
                 f"Betza {text.strip()!r}: Fairy-Stockfish 0.0.90 skips {skipped!r} "
                 "(multi-leg and other extended Betza), so the piece would not move as written",
             )
-        promo = [slot in piece_set(config, "promotionPawnTypes", c) for c in (0, 1)]
+        promo = [_promotes_as_pawn(config, slot, c) for c in (0, 1)]
         nmove = [slot in piece_set(config, "nMoveRuleTypes", c) for c in (0, 1)]
         owner = _sole_owner(config, source, start, slot)
         if owner is not None:  # what the piece would be for the other side never matters
@@ -3411,7 +3415,13 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         elif p.royal and not crowned:
             slot = "king"
             betza = "" if _normal(plain) == _normal(fsf_moves("K")[0]) else fsf_betza_for(moves)
-        elif "pawn" not in used and _normal(plain) == _normal(fsf_moves("fmWfcF")[0]):
+        elif (
+            "pawn" not in used
+            and _normal(plain) == _normal(fsf_moves("fmWfcF")[0])
+            and p.promotion is not None
+        ):
+            # (Fairy-Stockfish 0.0.90's Pawn promotes whatever promotionPawnTypes says: a
+            # Pawn that never promotes is a custom piece with the same moves)
             slot, betza = "pawn", ""
         elif "janggiElephant" not in used and _normal(moves) == _normal(fsf_moves("nZ")[0]):
             slot, betza = "janggiElephant", ""

@@ -118,9 +118,11 @@ REFUSALS = [
     ("[t:chess]\nstartFen = 4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1\n", "but no drops"),
     ("[t:chess]\npromotionRegionWhite = *8\npromotionRegionBlack = *1\npromotedPieceType = p:q\n",
      "a Pawn that promotes both as in chess (promotionPieceTypes) and Shogi-style"),
-    # Captured pieces change sides: a Pawn type for Black alone would be White's too
+    # Captured pieces change sides: a Pawn type for Black alone would be White's too (the
+    # Pawn itself promotes for both whatever the set says: pyffish 0.0.90 plays a2a1q here)
     ("[t:crazyhouse]\ncustomPiece1 = s:mfhNcfW\npromotionPawnTypesBlack = s\n"
-     "startFen = 4k3/ssssssss/8/8/8/8/PPPPPPPP/4K3 w - - 0 1\n", "pawn is a Pawn for one side"),
+     "startFen = 4k3/ssssssss/8/8/8/8/PPPPPPPP/4K3 w - - 0 1\n",
+     "customPiece1 is a Pawn for one side"),
     ("[t:chess]\nmaxRank = 11\n", "'11' is not a rank from 1 to 10"),
     ("[t:chess]\nmaxFile = m\n", "'m' is not a file from a to l"),
     # Black's King castles on the rank White's shares (one rank): a move of Black's own
@@ -292,6 +294,36 @@ def test_a_plain_hopper_is_not_exported_as_the_janggi_cannon() -> None:
     assert "janggiCannon" not in exported
     assert ":pR\n" in exported
     assert "cannot-hop-over" not in ini.convert_section(exported, "t-back")
+
+
+def test_fairy_stockfish_pawn_promotes_whatever_promotion_pawn_types_says() -> None:
+    """pyffish 0.0.90 promotes its own Pawn even when promotionPawnTypes leaves it out
+    (`-`, or `n`: then the Knight promotes too): legal there, a7a8q, a7a8n, g6h8q."""
+    for ppt in ("-", "n"):
+        text = ini.convert_section(
+            f"[t:chess]\npromotionPawnTypes = {ppt}\nstartFen = 4k3/P7/6N1/8/8/8/8/4K3 w - - 0 1\n",
+            "t",
+        )
+        moves = set(uci_moves(Game(load_definition(text)).position))
+        assert {"a7a8q", "a7a8n"} <= moves and "a7a8" not in moves
+        assert ("g6h8q" in moves) == (ppt == "n")
+
+
+def test_a_pawn_that_never_promotes_is_no_fairy_stockfish_pawn() -> None:
+    """Since Fairy-Stockfish's Pawn always promotes, a Pawn without promotion (chess's
+    moves, no choices, promotion optional: it steps onto the last rank and stays) is
+    exported as a custom piece; pyffish 0.0.90 then plays a7a8 as Fairy Post does (with
+    `pawn = p` it had no move for that Pawn: promotion compulsory, nothing to become)."""
+    text = ini.convert_section(
+        "[t:chess]\npromotionPieceTypes = -\nmandatoryPawnPromotion = false\n"
+        "startFen = 4k3/P7/8/8/8/8/8/4K3 w - - 0 1\n",
+        "t",
+    )
+    exported = ini.export_ini(load_definition(text), "t-back")
+    assert "\npawn = p\n" not in exported
+    assert re.search(r"^customPiece\d+ = p:", exported, re.M)
+    back = Game(load_definition(ini.convert_section(exported, "t-back")))
+    assert "a7a8" in uci_moves(back.position)
 
 
 def test_a_grasshopper_with_a_range_is_refused_by_the_export() -> None:
