@@ -1853,6 +1853,45 @@ FSF_BUILTINS = frozenset(
 them, and a section of the same name is ignored by Fairy-Stockfish."""
 
 
+def _reach(move: Move, size: int) -> frozenset[tuple[int, int]]:
+    """The offsets a move can land on, on an empty board of `size` files or ranks."""
+    kind, _initial, _capture, (x, y), span = move
+    if kind in ("leap", "lame"):
+        return frozenset({(x, y)})
+    last = span or size
+    first = 1 if kind == "ride" else 2  # a hop's range counts its screen's square
+    return frozenset((k * x, k * y) for k in range(first, last + 1))
+
+
+def _split_resets(moves: frozenset[Move], size: int) -> tuple[frozenset[Move], str]:
+    """Pyffish 0.0.90's move-count rule for an `nMoveRuleTypes` piece: a quiet move resets
+    the count unless the piece's plain (not initial) quiet moves lead straight back, on an
+    empty board (a lame leap's or a hop's way back counts, whatever stands between).
+    Returns the moves that do not reset (Fairy Post's `betza`; the rest are `pawn-moves`)
+    and, when a move resets for some of its squares only or an initial move would not
+    reset, why it cannot be written ("" when it can)."""
+    back = [m for m in moves if not m[1] and not m[2]]
+    if any(m[0] == "grasshop" for m in back):
+        return frozenset(), "a grasshopper's way back: not measured against pyffish yet"
+    home: set[tuple[int, int]] = set()
+    for m in back:
+        home |= {(-x, -y) for x, y in _reach(m, size)}
+    keep: set[Move] = set()
+    for m in moves:
+        if m[2]:
+            continue  # a capture resets the count anyway
+        reach = _reach(m, size)
+        if reach <= home:
+            if m[1]:
+                return frozenset(), "an initial move that can be taken back would not reset"
+            keep.add(m)
+        elif reach & home:
+            return frozenset(), "a ride that can be taken back on some of its squares only"
+    # A capture beside a quiet move that does not reset stays with it (`W`, not `mW cW`).
+    keep |= {m for m in moves if m[2] and (m[0], m[1], False, m[3], m[4]) in keep}
+    return frozenset(keep), ""
+
+
 def _catalogue_moves(piece_id: str) -> frozenset[Move] | None:
     from rules.movement import components_from_entry
     from rules.variant import catalogue
@@ -1948,16 +1987,31 @@ def _pieces(config: Config, source: str, start: Start, files: int, ranks: int) -
         if slot == "pawn" or not isinstance(double, str):
             fsf_set = frozenset(m for m in moves if not m[1])
         known = _catalogue_moves(piece_id) if piece_id != "pawn" or slot == "pawn" else None
-        if known is None or _normal(known) != _normal(fsf_set) or (slot == "pawn" and not nmove[0]):
-            written = betza_for(fsf_set)
+        plain: frozenset[Move] = frozenset()
+        if nmove[0]:
+            plain, why = _split_resets(moves, max(files, ranks))
+            if why:
+                _refuse(config, slot, source, f"Betza {text.strip()!r}: {why}")
+        if (
+            known is None
+            or _normal(known) != _normal(fsf_set)
+            or (slot == "pawn" and not nmove[0])
+            or plain
+        ):
+            written = betza_for(fsf_set - plain)
             if not fsf_set and not nmove[0]:  # Fairy-Stockfish's immobile: a stone
                 entry["never-moves"] = True
-            elif written is None:
+            elif written is None or (plain and betza_for(plain) is None):
                 _refuse(config, slot, source, f"Betza {text.strip()!r} has no Fairy Post form")
+            elif plain:
+                # Moves the piece can take back reset no count (pyffish 0.0.90): `betza`.
+                entry["betza"] = betza_for(plain)
+                if written:
+                    entry["pawn-moves"] = written
             else:
                 entry["pawn-moves" if nmove[0] else "betza"] = written
             if piece_id in _catalogue_ids() and nmove[0] and piece_id != "pawn":
-                entry["betza"] = ""
+                entry.setdefault("betza", "")
         if slot == "king":
             entry["royal"] = True
         if slot == "janggiCannon":
@@ -3378,13 +3432,19 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
                 f"pieces.{p.id}",
                 "double steps from rows that differ between the sides: not written yet",
             )
-        pawnlike = {c.pawnlike for c in p.components}
-        if len(pawnlike) > 1:
-            refuse(
-                f"pieces.{p.id}",
-                "pawn moves beside other moves (Fairy-Stockfish resets the move count on all "
-                "or none)",
-            )
+        if any(c.pawnlike for c in p.components):
+            # Pyffish resets the move count on the moves the piece cannot take back
+            # (`_split_resets`): Fairy Post's `betza` must be exactly the others.
+            initial = {(k, True, c, v, r) for k, _i, c, v, r in our_moves(stepped) or ()}
+            kept, why = _split_resets(moves | initial, max(files, ranks))
+            stated = our_moves(c for c in p.components if not c.pawnlike and c not in stepped)
+            if why or stated is None or _normal(stated) != _normal(kept):
+                refuse(
+                    f"pieces.{p.id}",
+                    "its betza and pawn-moves: Fairy-Stockfish 0.0.90 resets the move count "
+                    "on exactly the moves the piece cannot take back "
+                    + (f"({why})" if why else "(docs/variants.md, pawn-moves)"),
+                )
         if p.id in gated and not p.royal:
             moves = frozenset(m for m in moves if not m[1])  # its jump: cambodianMoves
         if any(m[1] for m in moves):
