@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
 MIN_SIZE = 1
 MAX_SIZE = 16
@@ -63,10 +62,6 @@ class Geometry:
 
     def name(self, sq: int) -> str:
         return f"{FILE_LETTERS[sq % self.files]}{sq // self.files + 1}"
-
-    @cached_property
-    def names(self) -> tuple[str, ...]:
-        return tuple(self.name(sq) for sq in range(self.size))
 
     def parse(self, text: str) -> int | None:
         """The index of a square name on this board, or None (bad form or off the board)."""
