@@ -273,8 +273,9 @@ def san(pos: Position, c: int, table: Mapping[str, str] | None = None) -> str:
     """The legal move `c` of `pos` in the notation Fairy-Stockfish writes by default, which
     the variant servers read in PGN: SAN (`Nf3`, `exd5`, `e8=Q`, `O-O`, `N@f3`, `Na3/H`,
     `+` and `#`) with its letters (`[fairy-stockfish] san` where its SAN letter is not its
-    FEN letter: Xiangqi's `E` and `H`), and for the Shogi games Western notation with
-    numbers (`P-76`, `Bx22+`, `G41-52`, `S*33`, `S-44=`, no check marks)."""
+    FEN letter: Xiangqi's `E` and `H`, a promoted form's `R` in `Lh8=R`), and for the Shogi
+    games Western notation with numbers (`P-76`, `Bx22+`, `G41-52`, `S*33`, `S-44=`, no
+    check marks)."""
     table = letters(pos.variant) if table is None else table
     shogi = pos.variant.notation == "shogi"
     t = pos.t
@@ -305,14 +306,15 @@ def san(pos: Position, c: int, table: Mapping[str, str] | None = None) -> str:
         text = "" if piece.is_pawn and not shogi else _san_letter(pos, table, mover, shogi)
         capture = kind == EP or (bool(pos.board[d]) and d != o)
         promo = (c >> MC.PROMO_SHIFT) & MC.PROMO_MASK
-        text += _san_origin(pos, c, piece.is_pawn and not shogi, capture, square)
+        text += _san_origin(pos, table, c, piece.is_pawn and not shogi, capture, square)
         text += "x" if capture else ("-" if shogi else "")
         text += square(d)
         if promo:
             new = _letter(table, pos, promo)
             old = _letter(table, pos, mover)
             if new == "+" + old:
-                text += "+" if shogi else "=" + new.upper()
+                # Shogi's `+`; elsewhere the letter of the type it promotes into (`=R`)
+                text += "+" if shogi else "=" + _san_letter(pos, table, promo, shogi)
             elif old == "+" + new:
                 text += "-" if shogi else "=" + new.upper()
             else:
@@ -343,11 +345,18 @@ def _san_letter(pos: Position, table: Mapping[str, str], type_index: int, shogi:
 
 
 def _san_origin(
-    pos: Position, c: int, pawn: bool, capture: bool, square: Callable[[int], str]
+    pos: Position,
+    table: Mapping[str, str],
+    c: int,
+    pawn: bool,
+    capture: bool,
+    square: Callable[[int], str],
 ) -> str:
     """The origin's file, rank or square where Fairy-Stockfish writes it: a pawn's file when
     it captures (or promotes off its file), else only when another piece of the type could
-    go to the same square (the whole square in Shogi notation)."""
+    go to the same square (the whole square in Shogi notation). Outside Shogi notation the
+    type is Fairy-Stockfish's: a promoted Lance that moves as a Rook is one with the Rooks
+    (`Rhb8` beside a Rook on a8, pyffish 0.0.90), so pieces of one SAN letter are."""
     geo = pos.t.geo
     o = c & 0xFF
     d = (c >> 8) & 0xFF
@@ -360,13 +369,21 @@ def _san_origin(
         if capture or (promo and (not straight or o == d)):
             return geo.name(o)[0]
     mover = pos.board[o]
+
+    def alike(code: int) -> bool:
+        if code == mover or shogi or not code or code & 1 != mover & 1:
+            return code == mover
+        return _san_letter(pos, table, code >> 1, False) == _san_letter(
+            pos, table, mover >> 1, False
+        )
+
     others = {
         x & 0xFF
         for x in pos.legal_codes()
         if (x >> 8) & 0xFF == d
         and x & 0xFF != o
         and (x >> KIND_SHIFT) & KIND_MASK in (NORMAL, EP)
-        and pos.board[x & 0xFF] == mover
+        and alike(pos.board[x & 0xFF])
     }
     if not others:
         return ""

@@ -1704,9 +1704,18 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         for p in pieces
         if p.slot in config.pieces and (p.letter or "P").lower() != config.pieces[p.slot].letter
     }
+    # A promoted form (`+L`, FEN) is written in Fairy-Stockfish's SAN by the letter of the
+    # type it promotes into: `Lh8=R`, then `Rd8` (pyffish 0.0.90's get_san).
+    san = {
+        p.id: config.pieces[config.promoted[p.slot[1:]]].letter
+        for p in pieces
+        if p.slot.startswith("+") and config.promoted.get(p.slot[1:]) in config.pieces
+    }
     lines += ["", "[fairy-stockfish]", f"variant = {_toml(name)}"]
     if letters:
         lines.append(f"letters = {_toml(letters)}")
+    if san:
+        lines.append(f"san = {_toml(san)}")
     return "\n".join(lines) + "\n"
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rules import Game, fsf
+from rules import Game, fsf, ini
 from rules.notation import Letters, parse
 from rules.pgn import format_pgn, has_pgn, pgn_tags, read_pgn
 from rules.postext import parse_position
-from rules.variant import load_variant
+from rules.variant import load_definition, load_variant
 from tests.rules.conftest import record_moves
 
 RECORDS = Path(__file__).resolve().parent / "games"
@@ -101,6 +101,43 @@ def test_san_as_fairy_stockfish_writes_it(variant_id: str, moves: str, san: str)
         ours.append(fsf.san(pos, code, table))
         pos.push_code(code)
     assert ours == san.split()
+
+
+# A section of our own: a Lance promoting into a Rook and a custom piece into a Queen by
+# promotedPieceType, beside a real Rook (Fairy-Stockfish's FEN writes the promoted Lance +L).
+PROMOTED_FORMS_INI = """[sanpromo:chess]
+lance = l
+customPiece1 = g:fFfW
+promotedPieceType = l:r g:q
+castling = false
+startFen = 4k3/1G5L/8/8/8/8/8/R3K3 w - - 0 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("moves", "san"),
+    [
+        # pyffish 0.0.90's get_san_moves: the promoted type's letter, as promotion and mover,
+        # and a promoted Lance is one of the Rooks when the origin is written (Raa8, Rhb8)
+        ("h7h8+ e8d7 a1a8 d7e6 h8b8", "Lh8=R+ Kd7 Raa8 Ke6 Rhb8"),
+        ("b7b8+ e8d7 b8b7 d7e6 a1a7", "Gb8=Q+ Kd7 Qb7+ Ke6 Ra7"),
+        ("a1a6 e8d7 h7h8+ d7e7 h8h6", "Ra6 Kd7 Lh8=R Ke7 Rhh6"),
+    ],
+)
+def test_san_of_promoted_forms_outside_shogi_as_fairy_stockfish_writes_it(
+    moves: str, san: str
+) -> None:
+    toml = ini.convert_section(PROMOTED_FORMS_INI, "sanpromo")
+    assert 'san = { promoted-lance = "r", promoted-custom-g = "q" }' in toml
+    pos = Game(load_definition(toml)).position.copy()
+    ours = []
+    for uci in moves.split():
+        code = fsf.uci_moves(pos)[uci]
+        ours.append(fsf.san(pos, code))
+        pos.push_code(code)
+    assert ours == san.split()
+    if "=R" in san:
+        assert "+L" in fsf.fen(pos)  # the FEN's letter stays the promoted Lance's
 
 
 @pytest.mark.parametrize(
