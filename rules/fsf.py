@@ -319,7 +319,7 @@ def san(pos: Position, c: int, table: Mapping[str, str] | None = None) -> str:
                 text += "-" if shogi else "=" + new.upper()
             else:
                 text += "=" + new.upper()
-        elif shogi and kind == NORMAL and pos.promotion_offered(c):
+        elif shogi and kind == NORMAL and pos.promotion_offered(c) and _promotes_too(pos, c):
             text += "="
         if gate:
             text += "/" + upper(gate)
@@ -332,6 +332,16 @@ def san(pos: Position, c: int, table: Mapping[str, str] | None = None) -> str:
     finally:
         pos.pop_code()
     return text
+
+
+def _promotes_too(pos: Position, c: int) -> bool:
+    """Whether the same step with a promotion is legal too: Fairy-Stockfish writes a
+    declined promotion (`=`) only then, not where a promotion limit is reached (Shogun's
+    Knight entering the zone while its promoted form is on the board)."""
+    squares = c & 0xFFFF
+    return any(
+        x & 0xFFFF == squares and (x >> MC.PROMO_SHIFT) & MC.PROMO_MASK for x in pos.legal_codes()
+    )
 
 
 def _san_letter(pos: Position, table: Mapping[str, str], type_index: int, shogi: bool) -> str:

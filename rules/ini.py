@@ -13,7 +13,8 @@ the same id (its export is the parent), piece slots are applied in Fairy-Stockfi
 and a letter given twice replaces the first piece. Every option is either mapped to the
 Fairy Post model or refused by name with the reason; display options (`pieceToCharTable`,
 `pocketSize`, `variantTemplate`, piece values) are listed in the output as having no effect
-on the rules. Nothing is silently dropped. Movement is compared, not copied: a piece's Betza
+on the rules (`variantTemplate = shogi` still gives the Shogi notation Fairy-Stockfish
+writes). Nothing is silently dropped. Movement is compared, not copied: a piece's Betza
 text is read as Fairy-Stockfish reads it into a set of moves, Fairy Post Betza is written for
 that set and read back, and a piece whose moves differ is refused.
 
@@ -1650,6 +1651,12 @@ def convert_config(name: str, config: Config, source: str, label: str = "") -> s
         f"description = {_toml(description)}",
         f"files = {files}",
         f"ranks = {ranks}",
+    ]
+    if config.options.get("variantTemplate", "").strip() == "shogi" and files <= 9 and ranks <= 10:
+        # pyffish 0.0.90 writes a section of the Shogi template in Shogi's Western
+        # notation (get_san: L-11+, +L-71), as Fairy Post's `notation = "shogi"` does.
+        lines.append('notation = "shogi"')
+    lines += [
         "",
         "[pieces]",
     ]
@@ -3391,6 +3398,8 @@ def export_ini(variant: Variant, name: str | None = None, *, older_keys: bool = 
         refuse("rules.stalemate", f"stalemate = {variant.stalemate!r}: no variants.ini option")
     table = fsf_letters(variant)
     keys: dict[str, str] = {"maxRank": str(ranks), "maxFile": FILE_LETTERS[files - 1]}
+    if variant.notation == "shogi":
+        keys["variantTemplate"] = "shogi"  # Fairy-Stockfish's moves in Shogi notation too
     slots: dict[str, str] = {}
     used: set[str] = set()
     customs = iter(CUSTOM_SLOTS)

@@ -141,6 +141,41 @@ def test_san_of_promoted_forms_outside_shogi_as_fairy_stockfish_writes_it(
 
 
 @pytest.mark.parametrize(
+    ("section", "moves", "san"),
+    [
+        # variantTemplate = shogi: pyffish 0.0.90 writes Shogi's Western notation instead
+        (PROMOTED_FORMS_INI + "[sanshogi:sanpromo]\nvariantTemplate = shogi\n",
+         "h7h8+ e8d7 a1a8 d7e6 h8b8", "L-11+ K-52 R-81 K-43 +L-71"),
+        # ... which a child of Fairy-Stockfish's minishogi inherits
+        ("[sanshogi:minishogi]\ncapturesToHand = true\n",
+         "e1e4 d5e4 P@c4 b5c4 d1e2 R@b5 e2c4 P@a3 c4b5 a5b5",
+         "Rx12 Gx12 P*32 Bx32 B-14 R*41 Bx32 P*53 Bx41= Rx41"),
+        # a declined promotion (=) only where the promotion is legal: not past its limit
+        ("[lim:chess]\nvariantTemplate = shogi\nlance = l\ncustomPiece1 = x:R\n"
+         "promotedPieceType = l:x\npromotionLimit = x:1\ncastling = false\n"
+         "startFen = 4k3/L6L/8/8/8/8/8/4K3 w - - 0 1\n",
+         "h7h8 e8d7 a7a8+ d7c7 a8a1", "L-11= K-52 L-81+ K-62 +L-88"),
+        ("[lim:chess]\nvariantTemplate = shogi\nlance = l\ncustomPiece1 = x:R\n"
+         "promotedPieceType = l:x\npromotionLimit = x:1\ncastling = false\n"
+         "startFen = 4k3/L6L/8/8/8/8/8/4K3 w - - 0 1\n",
+         "a7a8+ e8d7 h7h8", "L-81+ K-52 L-11"),
+    ],
+)  # fmt: skip
+def test_shogi_template_sections_are_written_in_shogi_notation(
+    section: str, moves: str, san: str
+) -> None:
+    toml = ini.convert_ini(section, "mine.ini")[-1].toml
+    assert toml is not None and 'notation = "shogi"' in toml
+    pos = Game(load_definition(toml)).position.copy()
+    ours = []
+    for uci in moves.split():
+        code = fsf.uci_moves(pos)[uci]
+        ours.append(fsf.san(pos, code))
+        pos.push_code(code)
+    assert ours == san.split()
+
+
+@pytest.mark.parametrize(
     ("variant_id", "tag"),
     [
         ("xiangqi", "Xiangqi"),
