@@ -398,9 +398,10 @@ def _read_en_passant(pos: Position, text: str) -> None:
         or any(pos.board[sq] for sq in passed)
         or len(passed) >= longest
     ):
+        them = "it" if len(squares) == 1 else "them"
         raise PositionTextError(
-            f"en-passant squares {text} are not just behind a {mover} piece that has "
-            "just made a double or triple step"
+            f"en passant on {text}: no {mover} piece has just double-stepped or "
+            f"triple-stepped past {them}"
         )
     pos.ep_squares = tuple(squares)
     pos.ep = squares[0]

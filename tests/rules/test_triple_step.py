@@ -105,10 +105,10 @@ def test_the_position_text_keeps_every_square_passed(variant: Variant) -> None:
 @pytest.mark.parametrize(
     ("field", "message"),
     [
-        ("e3e5", "not just behind"),
+        ("e3e5", "has just double-stepped or triple-stepped past them"),
         ("e3f4", "not on one file"),
         ("e3x", "squares such as d6"),
-        ("e2", "not just behind"),
+        ("e2", "has just double-stepped or triple-stepped past it"),
     ],
 )
 def test_a_wrong_en_passant_field_is_refused(variant: Variant, field: str, message: str) -> None:
