@@ -125,6 +125,7 @@ class Position:
     """A position of one variant. Create it with `start()` or `rules.postext.parse()`."""
 
     __slots__ = (
+        "_before",
         "_chase",
         "_checks",
         "_keys",
@@ -186,6 +187,9 @@ class Position:
         self.checks: tuple[int, int] = (0, 0)
         self.hash = 0
         self._stack: list[_Undo] = []
+        # The codes of the last moves before the undo stack began (a copy's), newest first:
+        # rules that read the last move or two (passes, castling wins, drop mates) see them.
+        self._before: tuple[int, ...] = ()
         self._keys: list[int] = []
         # The legal moves of this position once listed: playing a move, formatting it and
         # asking for the outcome list them once, not once each. Cleared by every change.
@@ -266,6 +270,7 @@ class Position:
         self.hash = h
         self._legal = None
         self._stack.clear()
+        self._before = ()
         self._keys = [self._key()]
         v = self.variant
         if v.perpetual_check != "draw" or v.move_repetition != "allowed" or v.chasing:
@@ -296,6 +301,7 @@ class Position:
         other.tally = self.tally
         other.checks = self.checks
         other.hash = self.hash
+        other._before = (self._last_code(1), self._last_code(2))
         other._keys = self._keys[:]
         other._checks = self._checks[:]
         other._trail = self._trail[:]
@@ -1253,9 +1259,9 @@ class Position:
         """The last move dropped a piece whose `drop-mate` is a loss (the caller has found
         the side to move checkmated): the mated side wins, as Fairy-Stockfish scores a
         Pawn-drop mate in Shogi."""
-        if not self._stack:
+        c = self._last_code(1)
+        if c < 0:
             return False
-        c = self._stack[-1].code
         return (c >> KIND_SHIFT) & KIND_MASK == DROP and self.t.drop_mate[c & 0xFF] == 1
 
     def _legal_board_codes(self) -> list[int]:
@@ -2404,7 +2410,7 @@ class Position:
             ended = self._castling_won()
             if ended is not None:
                 return ended
-        if (v.passing or v.bikjang) and self._stack:
+        if (v.passing or v.bikjang) and (self._stack or self._before):
             ended = self._passed_out()
             if ended is not None:
                 return ended
@@ -2587,14 +2593,23 @@ class Position:
     def _passed_out(self) -> Outcome | None:
         """Janggi: the last move was a pass that left the royal pieces facing (bikjang), or
         the second pass in a row; the game is over (no move follows, as in Fairy-Stockfish)."""
-        stack = self._stack
-        if not stack or (stack[-1].code >> KIND_SHIFT) & KIND_MASK != PASS:
+        last, before = self._last_code(1), self._last_code(2)
+        if last < 0 or (last >> KIND_SHIFT) & KIND_MASK != PASS:
             return None
         if self.variant.bikjang and self.kings_facing():
             return Outcome(Termination.BIKJANG, self.points_winner())
-        if len(stack) > 1 and (stack[-2].code >> KIND_SHIFT) & KIND_MASK == PASS:
+        if before >= 0 and (before >> KIND_SHIFT) & KIND_MASK == PASS:
             return Outcome(Termination.PASSES, self.points_winner())
         return None
+
+    def _last_code(self, back: int) -> int:
+        """The code of the move `back` plies ago (1: the last one), read across a copy
+        (whose undo stack starts empty); -1 when there is none."""
+        stack = self._stack
+        if back <= len(stack):
+            return stack[-back].code
+        i = back - len(stack) - 1
+        return self._before[i] if i < len(self._before) else -1
 
     def points_winner(self) -> int | None:
         """Who leads on material points, Black's bonus counted (Janggi); None when the
@@ -2833,7 +2848,7 @@ class Position:
         wins for it has won; a side that can make none of those any more (its King or
         their Rooks have moved or are gone) has lost, the side that has just moved looked
         at first."""
-        last = self._stack[-1].code if self._stack else -1
+        last = self._last_code(1)
         virgin = self.virgin
         for color in (self.side ^ 1, self.side):
             wins = self.t.castle_wins[color]

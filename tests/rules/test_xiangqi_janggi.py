@@ -285,3 +285,20 @@ def test_rules_summaries_name_the_new_rules() -> None:
 )
 def test_new_results_read_back(outcome: Outcome) -> None:
     assert Outcome.from_text(outcome.result_text) == outcome
+
+
+def test_a_copy_remembers_the_passes_before_it() -> None:
+    """The search plays from a copy of the game's position (no undo stack): after a pass
+    the copy's pass ends the game, and after two passes the copy is over already, as the
+    game is (found by hypothesis: a search gave a move in a game both sides had passed)."""
+    game = Game.new("janggi")
+    game.play("pass")
+    copy = game.position.copy()
+    assert copy.decided() is None
+    copy.push_code(parse(copy, "pass").code)
+    assert copy.decided() == Outcome(Termination.PASSES, copy.points_winner())
+    game.play("pass")
+    assert game.outcome() is not None
+    ended = game.position.copy()
+    assert ended.decided() == game.position.decided()
+    assert ended.legal_codes() == [] or ended.decided() is not None

@@ -61,6 +61,18 @@ def test_a_legal_move_within_the_node_budget(
     assert result.nodes <= budget
 
 
+def test_no_move_in_a_game_both_sides_have_passed() -> None:
+    """Janggi ends when both sides pass in a row: the search, which plays from a copy of
+    the position, gives no move there (hypothesis found janggi, 6 plies, seed 36525712)."""
+    game = Game.new("janggi")
+    game.play("pass")
+    game.play("pass")
+    assert game.outcome() is not None
+    assert think(game, Limits(nodes=1)).move is None
+    assert random_game("janggi", 6, 36525712).outcome() is not None
+    assert think(random_game("janggi", 6, 36525712), Limits(nodes=1)).move is None
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     variant=st.sampled_from(variant_ids()),
