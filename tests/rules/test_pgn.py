@@ -5,6 +5,7 @@ the variant servers, and PGN that reads back to the same game."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from rules import Game, fsf, ini
 from rules.notation import Letters, parse
 from rules.pgn import format_pgn, has_pgn, pgn_tags, read_pgn
+from rules.position import Position
 from rules.postext import parse_position
 from rules.variant import load_definition, load_variant
 from tests.rules.conftest import record_moves
@@ -90,17 +92,21 @@ SAN_TABLE = Path(__file__).resolve().parent / "data" / "fsf-san.tsv"
 SAN_ROWS = [line.split("\t") for line in SAN_TABLE.read_text().splitlines()[1:]]
 
 
-@pytest.mark.parametrize(("variant_id", "moves", "san"), SAN_ROWS, ids=[r[0] for r in SAN_ROWS])
-def test_san_as_fairy_stockfish_writes_it(variant_id: str, moves: str, san: str) -> None:
-    game = Game.new(variant_id)
-    pos = game.position.copy()
-    table = fsf.letters(game.variant)
+def _san_along(pos: Position, moves: str, table: Mapping[str, str] | None = None) -> list[str]:
+    """Fairy Post's SAN of each of `moves` (Fairy-Stockfish's UCI), played on `pos`."""
     ours = []
     for uci in moves.split():
         code = fsf.uci_moves(pos)[uci]
         ours.append(fsf.san(pos, code, table))
         pos.push_code(code)
-    assert ours == san.split()
+    return ours
+
+
+@pytest.mark.parametrize(("variant_id", "moves", "san"), SAN_ROWS, ids=[r[0] for r in SAN_ROWS])
+def test_san_as_fairy_stockfish_writes_it(variant_id: str, moves: str, san: str) -> None:
+    game = Game.new(variant_id)
+    pos = game.position.copy()
+    assert _san_along(pos, moves, fsf.letters(game.variant)) == san.split()
 
 
 # A section of our own: a Lance promoting into a Rook and a custom piece into a Queen by
@@ -130,12 +136,7 @@ def test_san_of_promoted_forms_outside_shogi_as_fairy_stockfish_writes_it(
     toml = ini.convert_section(PROMOTED_FORMS_INI, "sanpromo")
     assert 'san = { promoted-lance = "r", promoted-custom-g = "q" }' in toml
     pos = Game(load_definition(toml)).position.copy()
-    ours = []
-    for uci in moves.split():
-        code = fsf.uci_moves(pos)[uci]
-        ours.append(fsf.san(pos, code))
-        pos.push_code(code)
-    assert ours == san.split()
+    assert _san_along(pos, moves) == san.split()
     if "=R" in san:
         assert "+L" in fsf.fen(pos)  # the FEN's letter stays the promoted Lance's
 
@@ -166,13 +167,7 @@ def test_shogi_template_sections_are_written_in_shogi_notation(
 ) -> None:
     toml = ini.convert_ini(section, "mine.ini")[-1].toml
     assert toml is not None and 'notation = "shogi"' in toml
-    pos = Game(load_definition(toml)).position.copy()
-    ours = []
-    for uci in moves.split():
-        code = fsf.uci_moves(pos)[uci]
-        ours.append(fsf.san(pos, code))
-        pos.push_code(code)
-    assert ours == san.split()
+    assert _san_along(Game(load_definition(toml)).position.copy(), moves) == san.split()
 
 
 @pytest.mark.parametrize(
