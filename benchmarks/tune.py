@@ -59,6 +59,7 @@ from rules.position import (
 from rules.postext import format_position, parse_position
 from rules.variant import load_variant
 from search.evaluate import NTERMS, EvalTables, eval_tables
+from search.learned import LearnedTables, army_mirrors, army_text, relative_square, to_json
 from search.play import history_hashes
 from search.searcher import Limits, Searcher
 from search.uci import UciEngine, find_engine
@@ -98,9 +99,10 @@ def _noisy(pos: Position, code: int) -> bool:
 
 
 def play_one(
-    engine: UciEngine, variant_id: str, nodes: int, rng: random.Random
-) -> tuple[float, list[str]]:
-    """One self-play game: (White's points, the quiet positions kept as texts)."""
+    engine: UciEngine, variant_id: str, nodes: int, rng: random.Random, every: int = SAMPLE_EVERY
+) -> tuple[float, list[tuple[str, int]]]:
+    """One self-play game: (White's points, the quiet positions kept as texts, each with
+    Fairy-Stockfish's score of it for White in centipawns, its search's own label)."""
     variant = load_variant(variant_id)
     game = Game(variant)
     uci: list[str] = []
@@ -114,8 +116,8 @@ def play_one(
             return 0.5, []
     engine.send("ucinewgame")
     engine.ready()
-    kept: list[str] = []
-    last_kept = -SAMPLE_EVERY
+    kept: list[tuple[str, int]] = []
+    last_kept = -every
     start = game.ply
     big = 0
     while True:
@@ -136,12 +138,13 @@ def play_one(
             if abs(big) >= ADJUDICATE_PLIES:
                 return (1.0 if big > 0 else 0.0), kept
         if (
-            game.ply - start >= SKIP_PLIES
-            and game.ply - last_kept >= SAMPLE_EVERY
+            score is not None
+            and game.ply - start >= SKIP_PLIES
+            and game.ply - last_kept >= every
             and not pos.is_check()
             and not _noisy(pos, code)
         ):
-            kept.append(format_position(pos))
+            kept.append((format_position(pos), score if pos.side == 0 else -score))
             last_kept = game.ply
         game.play(coordinates(pos, code), check_marks=False)
         uci.append(move)
@@ -162,11 +165,11 @@ def positions(args: argparse.Namespace) -> None:
             score = 0.0
             count = 0
             for _ in range(args.games):
-                points, kept = play_one(engine, variant_id, args.nodes, rng)
+                points, kept = play_one(engine, variant_id, args.nodes, rng, args.every)
                 score += points
                 count += len(kept)
-                for text in kept:
-                    f.write(f"{variant_id}\t{points}\t{text}\n")
+                for text, white in kept:
+                    f.write(f"{variant_id}\t{points}\t{text}\t{white}\n")
                 f.flush()
             print(f"{variant_id}: {args.games} games, White {score:g}, {count} positions")
     engine.close()
@@ -271,7 +274,7 @@ def load_samples(path: Path) -> list[Sample]:
     out: list[Sample] = []
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for line in f:
-            variant_id, points, text = line.rstrip("\n").split("\t")
+            variant_id, points, text = line.rstrip("\n").split("\t")[:3]
             found = sample(parse_position(variant_id, text), float(points))
             if found is not None:
                 out.append(found)
@@ -405,21 +408,206 @@ def fit_command(args: argparse.Namespace) -> None:
         write_weights(vector_weights(tuned), note)
 
 
+# --------------------------------------------------------------- 2b. learned squares
+
+SQUARE_SCALE = 400.0  # centipawns: the logistic scale of both the label and the prediction
+SQUARE_L2 = 1e-9  # per squared centipawn away from the derived table, against the loss
+
+
+@dataclass(frozen=True, slots=True)
+class SquareSample:
+    """One position for the square tables: the evaluation's other terms for White (royal
+    danger, tempo, hands), the table entries it reads with their taper, and the label
+    (Fairy-Stockfish's score as an expected result)."""
+
+    base: float
+    index: tuple[int, ...]
+    weight: tuple[float, ...]
+    label: float
+
+
+class SquareModel:
+    """The parameters of one variant's tables, as a flat list: for each piece id and each
+    White-relative square, the middle-game entry, then the ending's."""
+
+    def __init__(self, variant_id: str, folded: bool = True) -> None:
+        self.variant = load_variant(variant_id)
+        self.folded = folded
+        self.et = EvalTables(Position.start(variant_id).t, learned=False)
+        self.mirror = army_mirrors(self.variant)
+        tables = self.et.tables
+        self.size = self.variant.geometry.size
+        self.pids = list(tables.type_ids[1:])
+        self.order = {pid: i for i, pid in enumerate(self.pids)}
+        self.start: list[float] = []
+        for pid in self.pids:
+            code = tables.code(pid, 0)
+            self.start += [float(x) for x in self.et.mg[code]]
+        for pid in self.pids:
+            code = tables.code(pid, 0)
+            self.start += [float(x) for x in self.et.eg[code]]
+
+    def slot(self, code: int, sq: int, ending: bool) -> int:
+        """The parameter of piece `code` on `sq`: with `folded`, a square and its mirror
+        image across the middle file share one (a Knight is as good on b1 as on g1), which
+        halves what the positions must pin down."""
+        pid = self.et.tables.type_ids[code >> 1]
+        rel = relative_square(self.variant, sq, code & 1, self.mirror)
+        if self.folded:
+            rel = self.fold(rel)
+        base = self.order[pid] * self.size + rel
+        return base + (len(self.pids) * self.size if ending else 0)
+
+    def fold(self, sq: int) -> int:
+        """`sq` or its mirror image across the middle file, whichever is on the left."""
+        files = self.variant.geometry.files
+        f = sq % files
+        return sq - f + min(f, files - 1 - f)
+
+    def tables(self, theta: Sequence[float]) -> tuple[dict[str, tuple[int, ...]], ...]:
+        """The middle-game and ending tables of `theta`, every square filled."""
+        out: tuple[dict[str, tuple[int, ...]], ...] = ({}, {})
+        half = len(self.pids) * self.size
+        for phase in (0, 1):
+            for i, pid in enumerate(self.pids):
+                base = phase * half + i * self.size
+                out[phase][pid] = tuple(
+                    round(theta[base + (self.fold(sq) if self.folded else sq)])
+                    for sq in range(self.size)
+                )
+        return out
+
+    def sample(self, pos: Position, white_cp: float) -> SquareSample | None:
+        et = self.et
+        _mg, _eg, ph = et.board_terms(pos)
+        pmax = et.phase_max
+        ph = min(ph, pmax)
+        if ph * 4 < pmax and (et.drawish(pos, 0) or et.drawish(pos, 1)):
+            return None
+        share = ph / pmax
+        entries: dict[int, float] = {}
+        for code in et.codes:
+            sign = -1.0 if code & 1 else 1.0
+            for sq in pos.pieces[code]:
+                i = self.slot(code, sq, False)
+                entries[i] = entries.get(i, 0.0) + sign * share
+                j = self.slot(code, sq, True)
+                entries[j] = entries.get(j, 0.0) + sign * (1 - share)
+        base = float(et.tempo if pos.side == 0 else -et.tempo)
+        if ph and et.use_danger:
+            base += et.w_mg[4] * et.king_danger(pos) * share
+        if et.has_hands or et.has_reserve:
+            base += et.off_board(pos)
+        label = 1 / (1 + 10 ** (-max(-4000.0, min(4000.0, white_cp)) / SQUARE_SCALE))
+        return SquareSample(base, tuple(entries), tuple(entries.values()), label)
+
+
+def _square_predict(s: SquareSample, theta: Sequence[float]) -> float:
+    e = s.base + sum(theta[i] * w for i, w in zip(s.index, s.weight, strict=True))
+    return 1 / (1 + 10 ** max(-20.0, min(20.0, -e / SQUARE_SCALE)))
+
+
+def square_loss(samples: Sequence[SquareSample], theta: Sequence[float]) -> float:
+    """Mean squared error of the predicted expected result against the label's."""
+    return sum((_square_predict(s, theta) - s.label) ** 2 for s in samples) / len(samples)
+
+
+def fit_squares(
+    samples: Sequence[SquareSample], start: Sequence[float], steps: int, l2: float
+) -> list[float]:
+    """Adam on the loss plus `l2` times the squared distance from the derived tables, so
+    that entries few positions read stay near them (a Pawn on its first row, none)."""
+    n = len(start)
+    theta = list(start)
+    m = [0.0] * n
+    v = [0.0] * n
+    rate, beta1, beta2 = 2.0, 0.9, 0.999
+    k = math.log(10) / SQUARE_SCALE
+    count = len(samples)
+    for step in range(1, steps + 1):
+        grad = [2 * l2 * (a - b) for a, b in zip(theta, start, strict=True)]
+        for s in samples:
+            q = _square_predict(s, theta)
+            g = 2 * (q - s.label) * q * (1 - q) * k / count
+            for i, w in zip(s.index, s.weight, strict=True):
+                grad[i] += g * w
+        for j in range(n):
+            gj = grad[j]
+            m[j] = beta1 * m[j] + (1 - beta1) * gj
+            v[j] = beta2 * v[j] + (1 - beta2) * gj * gj
+            mh = m[j] / (1 - beta1**step)
+            vh = v[j] / (1 - beta2**step)
+            theta[j] -= rate * mh / (math.sqrt(vh) + 1e-12)
+    return theta
+
+
+def squares_command(args: argparse.Namespace) -> None:
+    model = SquareModel(args.variant, folded=not args.unfolded)
+    samples: list[SquareSample] = []
+    sources = []
+    for name in args.positions:
+        sources.append(Path(name).name)
+        with gzip.open(name, "rt", encoding="utf-8") as f:
+            for line in f:
+                fields = line.rstrip("\n").split("\t")
+                if fields[0] != args.variant or len(fields) < 4:
+                    continue
+                found = model.sample(parse_position(fields[0], fields[2]), float(fields[3]))
+                if found is not None:
+                    samples.append(found)
+    # Every fifth run of 25 positions is held out (about one game's worth in a run).
+    train = [s for i, s in enumerate(samples) if (i // 25) % 5]
+    held = [s for i, s in enumerate(samples) if not (i // 25) % 5]
+    before = (square_loss(train, model.start), square_loss(held, model.start))
+    theta = fit_squares(train, model.start, args.steps, args.l2)
+    after = (square_loss(train, theta), square_loss(held, theta))
+    print(f"{len(samples)} positions ({len(train)} to fit, {len(held)} held out)")
+    print(f"loss before: train {before[0]:.5f}, held out {before[1]:.5f}")
+    print(f"loss after:  train {after[0]:.5f}, held out {after[1]:.5f}")
+    mg, eg = model.tables(theta)
+    for pid in model.pids:
+        print(
+            f"  {pid:10} mg mean {sum(mg[pid]) / model.size:7.1f}, eg mean "
+            f"{sum(eg[pid]) / model.size:7.1f}"
+        )
+    if args.write:
+        learned = LearnedTables(
+            variant=args.variant,
+            board=model.variant.geometry.describe(),
+            army=army_text(model.variant),
+            mirror=model.mirror,
+            mg=mg,
+            eg=eg,
+            source=(
+                f"{len(samples)} positions of Fairy-Stockfish 11.1's games "
+                f"({', '.join(sources)}), labelled by its score; "
+                f"held-out loss {before[1]:.5f} with the derived tables, {after[1]:.5f} "
+                f"learned ({args.steps} steps, l2 {args.l2:g}"
+                f"{', unfolded' if args.unfolded else ', files folded'})"
+            ),
+        )
+        out = Path(__file__).resolve().parent.parent / "search" / "learned"
+        out.mkdir(exist_ok=True)
+        (out / f"{args.variant}.json").write_text(to_json(learned), encoding="utf-8")
+        print(f"wrote search/learned/{args.variant}.json")
+
+
 # ------------------------------------------------------------------- 3. match and speed
 
 
 class WeightsPlayer(EnginePlayer):
     """Fairy Post's engine evaluating with a given set of weights."""
 
-    def __init__(self, limits: Limits, name: str, weights: Weights) -> None:
+    def __init__(self, limits: Limits, name: str, weights: Weights, learned: bool = True) -> None:
         super().__init__(limits, name)
         self.weights = weights
+        self.learned = learned
         self.et: EvalTables | None = None
 
     def choose(self, game: Game) -> Choice:
         t = game.position.t
         if self.et is None or self.et.tables is not t:
-            self.et = EvalTables(t, self.weights)
+            self.et = EvalTables(t, self.weights, self.learned)
         searcher = Searcher(
             game.position, tt=self.tt, history=history_hashes(game), evaluation=self.et
         )
@@ -432,8 +620,12 @@ class WeightsPlayer(EnginePlayer):
 
 def match_command(args: argparse.Namespace) -> None:
     limits = Limits(nodes=args.nodes) if args.movetime is None else Limits(movetime=args.movetime)
-    new = WeightsPlayer(limits, "tuned", WEIGHTS)
-    old = WeightsPlayer(limits, "baseline", BASELINE)
+    if args.squares:  # the learned square tables against the derived ones, same weights
+        new = WeightsPlayer(limits, "learned", WEIGHTS)
+        old = WeightsPlayer(limits, "derived", WEIGHTS, learned=False)
+    else:
+        new = WeightsPlayer(limits, "tuned", WEIGHTS)
+        old = WeightsPlayer(limits, "baseline", BASELINE)
     for variant_id in args.variants.split(","):
         result = match(
             load_match_variant(variant_id),
@@ -448,9 +640,10 @@ def match_command(args: argparse.Namespace) -> None:
         )
         e = estimate(result.points)
         print(
-            f"{variant_id}: tuned vs baseline, {len(result.games)} games, {result.tally()}, "
-            f"Elo {e.text()}; nodes/s tuned {new.nodes / max(new.seconds, 1e-9):.0f}, "
-            f"baseline {old.nodes / max(old.seconds, 1e-9):.0f}; {result.reasons()}",
+            f"{variant_id}: {new.name} vs {old.name}, {len(result.games)} games, "
+            f"{result.tally()}, Elo {e.text()}; nodes/s {new.name} "
+            f"{new.nodes / max(new.seconds, 1e-9):.0f}, {old.name} "
+            f"{old.nodes / max(old.seconds, 1e-9):.0f}; {result.reasons()}",
             flush=True,
         )
 
@@ -483,6 +676,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--nodes", type=int, default=3000, help="Fairy-Stockfish's nodes a move")
     p.add_argument("--variants", default="", help="comma-separated (default: all)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--every", type=int, default=SAMPLE_EVERY, help="plies between two kept")
     p.add_argument("--out", default="benchmarks/data/tune-positions.tsv.gz")
     p = sub.add_parser("fit", help="fit the weights to the positions' results")
     p.add_argument("positions", help="a positions file written by `positions`")
@@ -491,6 +685,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--without", default="", help="names (prefixes) kept at the start, a,b")
     p.add_argument("--from-baseline", action="store_true", help="start from BASELINE")
     p.add_argument("--write", action="store_true", help="rewrite search/weights.py")
+    p = sub.add_parser("squares", help="learn one variant's square tables from FSF's scores")
+    p.add_argument("positions", nargs="+", help="positions files written by `positions`")
+    p.add_argument("--variant", default="chess")
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--l2", type=float, default=SQUARE_L2)
+    p.add_argument("--unfolded", action="store_true", help="a parameter for every square")
+    p.add_argument("--write", action="store_true", help="write search/learned/VARIANT.json")
     p = sub.add_parser("match", help="the tuned weights against BASELINE")
     p.add_argument("--variants", default="chess,shako")
     p.add_argument("--games", type=int, default=40)
@@ -500,6 +701,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--max-plies", type=int, default=300)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--squares", action="store_true", help="learned tables against derived")
     p = sub.add_parser("speed", help="nodes per second, tuned against BASELINE")
     p.add_argument("--variants", default="chess,grand,bigorra")
     p.add_argument("--nodes", type=int, default=20_000)
@@ -508,6 +710,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     commands = {
         "positions": positions,
         "fit": fit_command,
+        "squares": squares_command,
         "match": match_command,
         "speed": speed_command,
     }

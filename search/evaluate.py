@@ -17,6 +17,7 @@ from itertools import chain
 from rules.betza import Kind
 from rules.position import Position
 from rules.tables import SquareMoves, Tables
+from search.learned import LearnedTables, army_mirrors, learned_tables, relative_square
 from search.values import (
     CENTRE_CAP,
     CENTRE_WEIGHT,
@@ -48,7 +49,7 @@ class EvalTables:
     """Per piece code (`type << 1 | colour`) and square: signed middle-game and ending
     scores (material included, White positive), phase weights and values."""
 
-    def __init__(self, tables: Tables, weights: Weights = WEIGHTS) -> None:
+    def __init__(self, tables: Tables, weights: Weights = WEIGHTS, learned: bool = True) -> None:
         variant = tables.variant
         geo = tables.geo
         size = geo.size
@@ -132,6 +133,11 @@ class EvalTables:
                 self.progress[code] = [
                     share * _progress(geo.row(sq, color), geo.ranks, zone) for sq in range(size)
                 ]
+        self.mirror = army_mirrors(variant)
+        found = learned_tables(variant) if learned else None
+        self.learned = found is not None
+        if found is not None:
+            self._learn(found)
         self.phase_max = max(
             1,
             sum(
@@ -176,6 +182,22 @@ class EvalTables:
                         ]
                 self.shield[color].append(tuple(ahead))
         self._use(weights)
+
+    def _learn(self, found: LearnedTables) -> None:
+        """Learned square tables in place of the derived ones, for the pieces they name."""
+        tables = self.tables
+        variant = tables.variant
+        for code in range(2, len(self.mg)):
+            pid = tables.type_ids[code >> 1]
+            if pid not in found.mg:
+                continue
+            color = code & 1
+            sign = -1 if color else 1
+            mg, eg = found.mg[pid], found.eg[pid]
+            for sq in range(len(self.mg[code])):
+                rel = relative_square(variant, sq, color, found.mirror)
+                self.mg[code][sq] = sign * mg[rel]
+                self.eg[code][sq] = sign * eg[rel]
 
     def _use(self, weights: Weights) -> None:
         """The weights as the scoring reads them, and which terms they switch off (a term
