@@ -244,16 +244,23 @@ def vector_weights(v: Sequence[float]) -> Weights:
     )
 
 
+def middle_share(et: EvalTables, pos: Position) -> float | None:
+    """How much the middle-game terms count in `pos` (1 with every piece on the board), or
+    None when the evaluation would scale it as drawish (not linear in what is fitted)."""
+    ph = min(et.board_terms(pos)[2], et.phase_max)
+    if ph * 4 < et.phase_max and (et.drawish(pos, 0) or et.drawish(pos, 1)):
+        return None
+    return ph / et.phase_max
+
+
 def sample(pos: Position, result: float) -> Sample | None:
     """The position's sample, or None when the evaluation would scale it as drawish
     (not linear in the weights) or the game is over there."""
     et = eval_tables(pos.t)
-    mg, eg, ph = et.board_terms(pos)
-    pmax = et.phase_max
-    ph = min(ph, pmax)
-    if ph * 4 < pmax and (et.drawish(pos, 0) or et.drawish(pos, 1)):
+    share = middle_share(et, pos)
+    if share is None:
         return None
-    share = ph / pmax
+    mg, eg, _ph = et.board_terms(pos)
     base = mg * share + eg * (1 - share)
     hand = 0.0
     if et.has_hands and et.hand_tuned:
@@ -479,12 +486,9 @@ class SquareModel:
 
     def sample(self, pos: Position, white_cp: float) -> SquareSample | None:
         et = self.et
-        _mg, _eg, ph = et.board_terms(pos)
-        pmax = et.phase_max
-        ph = min(ph, pmax)
-        if ph * 4 < pmax and (et.drawish(pos, 0) or et.drawish(pos, 1)):
+        share = middle_share(et, pos)
+        if share is None:
             return None
-        share = ph / pmax
         entries: dict[int, float] = {}
         for code in et.codes:
             sign = -1.0 if code & 1 else 1.0
@@ -494,7 +498,7 @@ class SquareModel:
                 j = self.slot(code, sq, True)
                 entries[j] = entries.get(j, 0.0) + sign * (1 - share)
         base = float(et.tempo if pos.side == 0 else -et.tempo)
-        if ph and et.use_danger:
+        if share and et.use_danger:
             base += et.w_mg[4] * et.king_danger(pos) * share
         if et.has_hands or et.has_reserve:
             base += et.off_board(pos)
