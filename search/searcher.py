@@ -68,6 +68,9 @@ RFP_MARGIN = 90  # centipawns per ply of depth
 FUTILITY_DEPTH = 3  # futility pruning of quiet moves up to this depth
 FUTILITY_MARGIN = 120  # centipawns per ply of depth
 LOG = [0.0] + [math.log(n) for n in range(1, 64)]  # late-move reductions: log(d) * log(n)
+LMR_DIVISOR = 2.25  # ... divided by this (larger: reduced less)
+NULL_DEPTH = 2  # null move from this depth on
+NULL_REDUCTION = 3  # plies a null move's search is reduced by, plus depth / 4
 
 KIND_SHIFT = MC.KIND_SHIFT
 PROMO_SHIFT = MC.PROMO_SHIFT
@@ -472,8 +475,14 @@ class Searcher:
                 # Reverse futility: far enough above beta that a quiet move will not undo it.
                 if depth <= RFP_DEPTH and stand - RFP_MARGIN * depth >= beta:
                     return stand
-                if null and depth >= 2 and self.null_ok and stand >= beta and self._can_null():
-                    r = 3 + depth // 4 + min(2, (stand - beta) // 200)
+                if (
+                    null
+                    and depth >= NULL_DEPTH
+                    and self.null_ok
+                    and stand >= beta
+                    and self._can_null()
+                ):
+                    r = NULL_REDUCTION + depth // 4 + min(2, (stand - beta) // 200)
                     pos.push_null()
                     try:
                         s = -self._search(depth - 1 - r, -beta, -beta + 1, ply + 1, False, False)
@@ -527,7 +536,7 @@ class Searcher:
                 else:
                     r = 0
                     if depth >= 3 and searched >= 2 and quiet and not in_check and not child_check:
-                        r = int(0.5 + log_depth * LOG[min(searched, 63)] / 2.25)
+                        r = int(0.5 + log_depth * LOG[min(searched, 63)] / LMR_DIVISOR)
                         if pv_node:
                             r -= 1
                         k = self.killers[ply]

@@ -1,13 +1,20 @@
-"""The square-table fit of `benchmarks.tune squares`: it finds what the labels say.
-The shipped tables' own quality is measured by matches (search/README.md), not here."""
+"""The square-table fit of `benchmarks.tune squares` finds what the labels say, and the
+move-quality probe reads Fairy-Stockfish's judgement. The shipped tables' own worth is
+measured by matches and by the probe (search/README.md), not here."""
 
 from __future__ import annotations
 
+import gzip
 import random
+from pathlib import Path
 
+import pytest
+
+from benchmarks.quality import main as quality_main
 from benchmarks.tune import SquareModel, fit_squares, square_loss
 from rules.position import Position
 from search.evaluate import EvalTables
+from tests.fairy_stockfish import fairy_stockfish
 
 
 def _positions(count: int, seed: int) -> list[Position]:
@@ -60,3 +67,18 @@ def test_folded_tables_read_one_entry_for_a_square_and_its_mirror() -> None:
     assert mg["knight"][1] - start_mg["knight"][1] == 50
     assert mg["knight"][6] - start_mg["knight"][6] == 50  # g1 reads the same entry
     assert mg["knight"][62] == start_mg["knight"][62]  # g8: another row
+
+
+def test_move_quality_is_judged_by_fairy_stockfish(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A position with a Queen to take: taking it loses nothing, and the summary says so."""
+    fairy_stockfish()
+    text = "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 0 3"
+    path = tmp_path / "positions.tsv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write(f"chess\t0.5\t{text}\t900\n")
+    quality_main([str(path), "--count", "1", "--every", "1", "--nodes", "2000", "--depth", "6"])
+    out = capsys.readouterr().out
+    assert "chess: 1 positions, 2000 nodes, judged at depth 6: mean loss 0.0 cp" in out
+    assert "blunders (>= 150) 0 (0%)" in out

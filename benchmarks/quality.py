@@ -1,0 +1,122 @@
+"""Move quality: how much worse Fairy Post's chosen move is than Fairy-Stockfish's best, by
+Fairy-Stockfish's own deeper search (dev-only; needs fairy-stockfish).
+
+A match needs hundreds of games to tell 50 Elo apart; the centipawns a move loses against a
+much stronger judge tell it in a hundred positions, at a fixed node budget (so the load of
+the machine changes nothing), and say where the engine goes wrong (a blunder's position is
+printed). For each position of a positions file (`benchmarks.tune positions`), Fairy Post
+searches `--nodes` nodes; Fairy-Stockfish searches the position to `--depth` for its best
+move and score, then (when the moves differ) the position after Fairy Post's move; the loss
+is the difference, capped at 1,000 centipawns, and the expected result it costs (a
+logistic of 400 centipawns, so that a lost position made more lost costs little).
+
+    python -m benchmarks.quality chess-11.tsv.gz --count 100 --nodes 60000 --depth 12
+    python -m benchmarks.quality chess-11.tsv.gz --set FUTILITY_DEPTH=0   # a constant
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import statistics
+import sys
+from collections.abc import Sequence
+
+import search.searcher as searcher_module
+from rules.fsf import fen, uci_moves
+from rules.notation import coordinates
+from rules.position import Position
+from rules.postext import parse_position
+from rules.variant import load_variant
+from search.evaluate import EvalTables
+from search.searcher import Limits, Searcher
+from search.uci import UciEngine, find_engine
+
+CAP = 1_000  # centipawns: a lost piece or a missed mate count alike beyond this
+BLUNDER = 150  # centipawns lost that make a move a blunder
+
+
+def judge(engine: UciEngine, position_fen: str, depth: int, moves: str = "") -> tuple[int, str]:
+    """Fairy-Stockfish's score of a position (side to move, centipawns, mates as +-CAP*3)
+    and its best move."""
+    engine.send(f"position fen {position_fen}" + (f" moves {moves}" if moves else ""))
+    engine.send(f"go depth {depth}")
+    score = 0
+    for line in engine.read_until("bestmove"):
+        words = line.split()
+        if line.startswith("info") and "score" in words:
+            i = words.index("score")
+            kind, value = words[i + 1], int(words[i + 2])
+            score = value if kind == "cp" else (3 * CAP if value > 0 else -3 * CAP)
+        if line.startswith("bestmove"):
+            return score, words[1]
+    return score, ""
+
+
+def expected(cp: int) -> float:
+    """The expected result of a score (the logistic of the tuning, 400 centipawns)."""
+    return 1 / (1 + 10 ** (-cp / 400))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.quality", description=__doc__)
+    parser.add_argument("positions", help="a positions file written by benchmarks.tune")
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--skip", type=int, default=0, help="positions to skip first")
+    parser.add_argument("--every", type=int, default=7, help="take one position in this many")
+    parser.add_argument("--nodes", type=int, default=60_000)
+    parser.add_argument("--depth", type=int, default=12, help="Fairy-Stockfish's depth")
+    parser.add_argument("--derived", action="store_true", help="derived, not learned tables")
+    parser.add_argument("--set", action="append", default=[], help="NAME=VALUE of searcher")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if not hasattr(searcher_module, name):
+            sys.exit(f"search.searcher has no {name}")
+        setattr(searcher_module, name, type(getattr(searcher_module, name))(value))
+    path = find_engine()
+    if path is None:
+        sys.exit("fairy-stockfish is needed to judge the moves")
+    engine = UciEngine(path, {"Threads": "1", "Hash": "64"})
+    losses: list[int] = []
+    drops: list[float] = []  # expected result lost
+    with gzip.open(args.positions, "rt", encoding="utf-8") as f:
+        lines = [line.rstrip("\n").split("\t") for line in f]
+    picked = lines[args.skip :: args.every][: args.count]
+    variant_id = picked[0][0]
+    engine.set_option("UCI_Variant", load_variant(variant_id).fsf_variant or variant_id)
+    tables: EvalTables | None = None
+    for fields in picked:
+        pos: Position = parse_position(fields[0], fields[2])
+        if tables is None:
+            tables = EvalTables(pos.t, learned=not args.derived)
+        result = Searcher(pos, evaluation=tables).search(Limits(nodes=args.nodes))
+        assert result.move is not None
+        uci = {c: text for text, c in uci_moves(pos).items()}[result.move]
+        text = fen(pos)
+        best, choice = judge(engine, text, args.depth)
+        after = best if choice == uci else -judge(engine, text, args.depth - 1, uci)[0]
+        loss = max(0, min(CAP, best - after))
+        losses.append(loss)
+        drops.append(max(0.0, expected(best) - expected(after)))
+        if args.verbose or loss >= BLUNDER:
+            print(
+                f"{loss:5d} cp  {coordinates(pos, result.move):8} depth {result.depth:2d}  "
+                f"ours {result.score:6d}  fsf {best:6d} -> {after:6d}  {text}",
+                flush=True,
+            )
+    engine.close()
+    blunders = sum(1 for x in losses if x >= BLUNDER)
+    print(
+        f"{variant_id}: {len(losses)} positions, {args.nodes} nodes, judged at depth "
+        f"{args.depth}: mean loss {statistics.mean(losses):.1f} cp, median "
+        f"{statistics.median(losses):.0f}, blunders (>= {BLUNDER}) {blunders} "
+        f"({100 * blunders / len(losses):.0f}%), expected result lost "
+        f"{statistics.mean(drops):.4f} a move; settings {' '.join(args.set) or 'as shipped'}"
+        f"{', derived tables' if args.derived else ''}"
+    )
+
+
+if __name__ == "__main__":
+    main()
