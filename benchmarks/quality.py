@@ -17,12 +17,12 @@ logistic of 400 centipawns, so that a lost position made more lost costs little)
 from __future__ import annotations
 
 import argparse
-import gzip
 import statistics
 import sys
 from collections.abc import Sequence
 
 import search.searcher as searcher_module
+from benchmarks.tune import read_positions
 from rules.fsf import fen, uci_moves
 from rules.notation import coordinates
 from rules.position import Position
@@ -81,9 +81,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     engine = UciEngine(path, {"Threads": "1", "Hash": "64"})
     losses: list[int] = []
     drops: list[float] = []  # expected result lost
-    with gzip.open(args.positions, "rt", encoding="utf-8") as f:
-        lines = [line.rstrip("\n").split("\t") for line in f]
-    picked = lines[args.skip :: args.every][: args.count]
+    picked = read_positions(args.positions)[args.skip :: args.every][: args.count]
     variant_id = picked[0][0]
     engine.set_option("UCI_Variant", load_variant(variant_id).fsf_variant or variant_id)
     tables: EvalTables | None = None

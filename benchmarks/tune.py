@@ -277,14 +277,19 @@ def sample(pos: Position, result: float) -> Sample | None:
     return Sample(base, columns, result)
 
 
+def read_positions(path: str | Path) -> list[list[str]]:
+    """The rows of a positions file written by `positions`: variant, White's points, the
+    position text and (files written since the score was kept) Fairy-Stockfish's score."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [line.rstrip("\n").split("\t") for line in f]
+
+
 def load_samples(path: Path) -> list[Sample]:
     out: list[Sample] = []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            variant_id, points, text = line.rstrip("\n").split("\t")[:3]
-            found = sample(parse_position(variant_id, text), float(points))
-            if found is not None:
-                out.append(found)
+    for variant_id, points, text, *_score in read_positions(path):
+        found = sample(parse_position(variant_id, text), float(points))
+        if found is not None:
+            out.append(found)
     return out
 
 
@@ -551,14 +556,12 @@ def squares_command(args: argparse.Namespace) -> None:
     sources = []
     for name in args.positions:
         sources.append(Path(name).name)
-        with gzip.open(name, "rt", encoding="utf-8") as f:
-            for line in f:
-                fields = line.rstrip("\n").split("\t")
-                if fields[0] != args.variant or len(fields) < 4:
-                    continue
-                found = model.sample(parse_position(fields[0], fields[2]), float(fields[3]))
-                if found is not None:
-                    samples.append(found)
+        for fields in read_positions(name):
+            if fields[0] != args.variant or len(fields) < 4:
+                continue
+            found = model.sample(parse_position(fields[0], fields[2]), float(fields[3]))
+            if found is not None:
+                samples.append(found)
     # Every fifth run of 25 positions is held out (about one game's worth in a run).
     train = [s for i, s in enumerate(samples) if (i // 25) % 5]
     held = [s for i, s in enumerate(samples) if not (i // 25) % 5]
