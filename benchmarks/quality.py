@@ -17,9 +17,11 @@ logistic of 400 centipawns, so that a lost position made more lost costs little)
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import search.searcher as searcher_module
 from benchmarks.tune import read_positions
@@ -34,6 +36,39 @@ from search.uci import UciEngine, find_engine
 
 CAP = 1_000  # centipawns: a lost piece or a missed mate count alike beyond this
 BLUNDER = 150  # centipawns lost that make a move a blunder
+
+
+class Judgements:
+    """Fairy-Stockfish's judgements kept in a file (`--cache`): its search is not quite
+    repeatable (the hash table's state), so two runs compared position by position should
+    read the same judgement of the same position, and a second run costs half the time."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = Path(path) if path else None
+        self.known: dict[str, list[int | str]] = {}
+        if self.path is not None and self.path.exists():
+            self.known = json.loads(self.path.read_text(encoding="utf-8"))
+
+    def get(
+        self, engine: UciEngine, position_fen: str, depth: int, moves: str = ""
+    ) -> tuple[int, str]:
+        key = f"{position_fen}|{moves}|{depth}"
+        hit = self.known.get(key)
+        if hit is not None:
+            return int(hit[0]), str(hit[1])
+        score, best = judge(engine, position_fen, depth, moves)
+        self.known[key] = [score, best]
+        return score, best
+
+    def save(self) -> None:
+        """Merge into the file (another run may have added to it meanwhile)."""
+        if self.path is None:
+            return
+        merged = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+        merged.update(self.known)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(merged), encoding="utf-8")
+        tmp.replace(self.path)
 
 
 def judge(engine: UciEngine, position_fen: str, depth: int, moves: str = "") -> tuple[int, str]:
@@ -69,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--derived", action="store_true", help="derived, not learned tables")
     parser.add_argument("--set", action="append", default=[], help="NAME=VALUE of searcher")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--cache", help="a file keeping Fairy-Stockfish's judgements")
+    parser.add_argument("--out", help="write each position's move and loss (JSON lines)")
+    parser.add_argument("--against", help="an earlier run's --out: compare position by position")
     args = parser.parse_args(argv)
     for item in args.set:
         name, _, value = item.partition("=")
@@ -79,12 +117,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     if path is None:
         sys.exit("fairy-stockfish is needed to judge the moves")
     engine = UciEngine(path, {"Threads": "1", "Hash": "64"})
+    judgements = Judgements(args.cache)
     losses: list[int] = []
     drops: list[float] = []  # expected result lost
     picked = read_positions(args.positions)[args.skip :: args.every][: args.count]
     variant_id = picked[0][0]
     engine.set_option("UCI_Variant", load_variant(variant_id).fsf_variant or variant_id)
     tables: EvalTables | None = None
+    rows: list[dict[str, object]] = []
     for fields in picked:
         pos: Position = parse_position(fields[0], fields[2])
         if tables is None:
@@ -93,11 +133,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         assert result.move is not None
         uci = {c: text for text, c in uci_moves(pos).items()}[result.move]
         text = fen(pos)
-        best, choice = judge(engine, text, args.depth)
-        after = best if choice == uci else -judge(engine, text, args.depth - 1, uci)[0]
+        best, choice = judgements.get(engine, text, args.depth)
+        after = best if choice == uci else -judgements.get(engine, text, args.depth - 1, uci)[0]
         loss = max(0, min(CAP, best - after))
         losses.append(loss)
         drops.append(max(0.0, expected(best) - expected(after)))
+        rows.append({"fen": text, "move": uci, "depth": result.depth, "drop": drops[-1]})
         if args.verbose or loss >= BLUNDER:
             print(
                 f"{loss:5d} cp  {coordinates(pos, result.move):8} depth {result.depth:2d}  "
@@ -105,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 flush=True,
             )
     engine.close()
+    judgements.save()
     blunders = sum(1 for x in losses if x >= BLUNDER)
     print(
         f"{variant_id}: {len(losses)} positions, {args.nodes} nodes, judged at depth "
@@ -113,6 +155,38 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"({100 * blunders / len(losses):.0f}%), expected result lost "
         f"{statistics.mean(drops):.4f} a move; settings {' '.join(args.set) or 'as shipped'}"
         f"{', derived tables' if args.derived else ''}"
+    )
+    if args.out:
+        Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    if args.against:
+        print(compare(rows, args.against))
+
+
+def compare(rows: Sequence[dict[str, object]], against: str) -> str:
+    """This run against an earlier one on the positions both judged: the mean difference of
+    expected result lost a move (0 where both chose the same move) and its standard error,
+    which tells a change apart from the noise of the positions far better than two means."""
+    earlier = {}
+    for line in Path(against).read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        earlier[row["fen"]] = row
+    diffs = []
+    same = 0
+    for row in rows:
+        old = earlier.get(str(row["fen"]))
+        if old is None:
+            continue
+        if old["move"] == row["move"]:
+            same += 1
+            diffs.append(0.0)
+        else:
+            diffs.append(float(str(row["drop"])) - float(old["drop"]))
+    if len(diffs) < 2:
+        return f"against {against}: fewer than two positions in common"
+    se = statistics.stdev(diffs) / len(diffs) ** 0.5
+    return (
+        f"against {against}: {len(diffs)} positions ({same} same move), expected result lost "
+        f"a move {statistics.mean(diffs):+.4f} (standard error {se:.4f}; negative is better)"
     )
 
 

@@ -424,6 +424,20 @@ def fit_command(args: argparse.Namespace) -> None:
 
 SQUARE_SCALE = 400.0  # centipawns: the logistic scale of both the label and the prediction
 SQUARE_L2 = 1e-9  # per squared centipawn away from the derived table, against the loss
+# The terms `squares --terms` fits with the tables: weight name, index in
+# `EvalTables.terms`, phase (0 middle game, 1 ending) and the count's scale (the parameter
+# is weight x scale, so that every parameter moves in centipawns: danger counts centipawns
+# of attackers, so its weight is per Pawn of them).
+SQUARE_TERMS = (
+    ("doubled_mg", 0, 0, 1.0),
+    ("doubled_eg", 0, 1, 1.0),
+    ("isolated_mg", 1, 0, 1.0),
+    ("isolated_eg", 1, 1, 1.0),
+    ("passed_mg", 2, 0, 1.0),
+    ("passed_eg", 2, 1, 1.0),
+    ("shield_mg", 3, 0, 1.0),
+    ("danger_mg", 4, 0, 100.0),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,9 +456,10 @@ class SquareModel:
     """The parameters of one variant's tables, as a flat list: for each piece id and each
     White-relative square, the middle-game entry, then the ending's."""
 
-    def __init__(self, variant_id: str, folded: bool = True) -> None:
+    def __init__(self, variant_id: str, folded: bool = True, terms: bool = False) -> None:
         self.variant = load_variant(variant_id)
         self.folded = folded
+        self.terms = terms  # the Pawn-structure and royal-safety weights fitted too
         self.et = EvalTables(Position.start(variant_id).t, learned=False)
         self.mirror = army_mirrors(self.variant)
         tables = self.et.tables
@@ -458,6 +473,9 @@ class SquareModel:
         for pid in self.pids:
             code = tables.code(pid, 0)
             self.start += [float(x) for x in self.et.eg[code]]
+        self.first_term = len(self.start)
+        if terms:
+            self.start += [getattr(WEIGHTS, name) * scale for name, _i, _p, scale in SQUARE_TERMS]
 
     def slot(self, code: int, sq: int, ending: bool) -> int:
         """The parameter of piece `code` on `sq`: with `folded`, a square and its mirror
@@ -475,6 +493,15 @@ class SquareModel:
         files = self.variant.geometry.files
         f = sq % files
         return sq - f + min(f, files - 1 - f)
+
+    def weights(self, theta: Sequence[float]) -> dict[str, float]:
+        """The term weights of `theta` (none unless the terms were fitted)."""
+        if not self.terms:
+            return {}
+        return {
+            name: float(f"{theta[self.first_term + k] / scale:.4g}")
+            for k, (name, _i, _p, scale) in enumerate(SQUARE_TERMS)
+        }
 
     def tables(self, theta: Sequence[float]) -> tuple[dict[str, tuple[int, ...]], ...]:
         """The middle-game and ending tables of `theta`, every square filled."""
@@ -503,7 +530,13 @@ class SquareModel:
                 j = self.slot(code, sq, True)
                 entries[j] = entries.get(j, 0.0) + sign * (1 - share)
         base = float(et.tempo if pos.side == 0 else -et.tempo)
-        if share and et.use_danger:
+        if self.terms:
+            counts = et.terms(pos)
+            for k, (_name, i, phase, scale) in enumerate(SQUARE_TERMS):
+                w = (share if phase == 0 else 1 - share) * counts[i] / scale
+                if w:
+                    entries[self.first_term + k] = w
+        elif share and et.use_danger:
             base += et.w_mg[4] * et.king_danger(pos) * share
         if et.has_hands or et.has_reserve:
             base += et.off_board(pos)
@@ -551,7 +584,7 @@ def fit_squares(
 
 
 def squares_command(args: argparse.Namespace) -> None:
-    model = SquareModel(args.variant, folded=not args.unfolded)
+    model = SquareModel(args.variant, folded=not args.unfolded, terms=args.terms)
     samples: list[SquareSample] = []
     sources = []
     for name in args.positions:
@@ -577,6 +610,8 @@ def squares_command(args: argparse.Namespace) -> None:
             f"  {pid:10} mg mean {sum(mg[pid]) / model.size:7.1f}, eg mean "
             f"{sum(eg[pid]) / model.size:7.1f}"
         )
+    for name, value in model.weights(theta).items():
+        print(f"  {name:12} {value:g}")
     if args.write:
         learned = LearnedTables(
             variant=args.variant,
@@ -585,12 +620,14 @@ def squares_command(args: argparse.Namespace) -> None:
             mirror=model.mirror,
             mg=mg,
             eg=eg,
+            weights=model.weights(theta),
             source=(
                 f"{len(samples)} positions of Fairy-Stockfish 11.1's games "
                 f"({', '.join(sources)}), labelled by its score; "
                 f"held-out loss {before[1]:.5f} with the derived tables, {after[1]:.5f} "
                 f"learned ({args.steps} steps, l2 {args.l2:g}"
-                f"{', unfolded' if args.unfolded else ', files folded'})"
+                f"{', unfolded' if args.unfolded else ', files folded'}"
+                f"{', with the Pawn-structure and royal-safety weights' if args.terms else ''})"
             ),
         )
         out = Path(__file__).resolve().parent.parent / "search" / "learned"
@@ -698,6 +735,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--l2", type=float, default=SQUARE_L2)
     p.add_argument("--unfolded", action="store_true", help="a parameter for every square")
+    p.add_argument("--terms", action="store_true", help="fit the term weights with them")
     p.add_argument("--write", action="store_true", help="write search/learned/VARIANT.json")
     p = sub.add_parser("match", help="the tuned weights against BASELINE")
     p.add_argument("--variants", default="chess,shako")

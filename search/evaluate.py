@@ -11,6 +11,7 @@ cached by the placement of the pawn-class pieces.
 
 from __future__ import annotations
 
+import random
 from collections import OrderedDict
 from itertools import chain
 
@@ -27,7 +28,7 @@ from search.values import (
     turns_over,
     variant_values,
 )
-from search.weights import MOBILITY_CLASSES, WEIGHTS, Weights
+from search.weights import MOBILITY_CLASSES, WEIGHTS, Weights, with_values
 
 ROYAL_VALUE = 20000  # a royal piece's worth for ordering captures (royal-capture games)
 KING_HOME = 12  # middle game: centipawns per row a royal piece has left home
@@ -49,7 +50,9 @@ class EvalTables:
     """Per piece code (`type << 1 | colour`) and square: signed middle-game and ending
     scores (material included, White positive), phase weights and values."""
 
-    def __init__(self, tables: Tables, weights: Weights = WEIGHTS, learned: bool = True) -> None:
+    def __init__(
+        self, tables: Tables, weights: Weights | None = None, learned: bool = True
+    ) -> None:
         variant = tables.variant
         geo = tables.geo
         size = geo.size
@@ -164,6 +167,15 @@ class EvalTables:
         self.pawn_codes = tuple(
             tuple(c for c in tables.side_codes[s] if self.pawn_class[c]) for s in (0, 1)
         )
+        # Random keys of the pawn-class pieces on their squares (0 for the other pieces):
+        # the search keeps their XOR move by move, so the Pawn structure's cache is looked
+        # up by one number instead of a key built from the whole placement.
+        rng = random.Random(0x9A55ED)
+        empty = [0] * size
+        self.pawn_zobrist: list[list[int]] = [
+            [rng.getrandbits(63) for _ in range(size)] if self.pawn_class[code] else empty
+            for code in range(ncodes)
+        ]
         self.mobile_codes = tuple(
             tuple(c for c in tables.side_codes[s] if self.mob_class[c] >= 0) for s in (0, 1)
         )
@@ -181,6 +193,9 @@ class EvalTables:
                             sq + k * step + dx for dx in (-1, 0, 1) if 0 <= f + dx < geo.files
                         ]
                 self.shield[color].append(tuple(ahead))
+        if weights is None:
+            # The weights learned with the tables where they were (`search.learned`).
+            weights = with_values(WEIGHTS, found.weights) if found is not None else WEIGHTS
         self._use(weights)
 
     def _learn(self, found: LearnedTables) -> None:
@@ -226,7 +241,7 @@ class EvalTables:
         self.use_pawns = bool(self.pawn_codes[0] or self.pawn_codes[1]) and any(pawn_weights)
         self.use_danger = bool(weights.danger_mg)
         self.use_shield = bool(weights.shield_mg)
-        self._pawn_cache: dict[tuple[frozenset[int], ...], tuple[float, float, float]] = {}
+        self._pawn_cache: dict[int, tuple[float, float, float]] = {}
 
     # ------------------------------------------------------------------ whole position
 
@@ -269,11 +284,22 @@ class EvalTables:
                     score += sign * n * value[code]
         return score
 
-    def pawn_terms(self, pos: Position) -> tuple[float, float, float]:
-        """(doubled, isolated, passed progress) of the pawn-class pieces, White's minus
-        Black's; cached by where they stand."""
+    def pawn_key(self, pos: Position) -> int:
+        """The key of where the pawn-class pieces stand (`pawn_zobrist`), from scratch."""
+        key = 0
         pieces = pos.pieces
-        key = tuple(frozenset(pieces[c]) for c in self.pawn_codes[0] + self.pawn_codes[1])
+        for code in self.pawn_codes[0] + self.pawn_codes[1]:
+            z = self.pawn_zobrist[code]
+            for sq in pieces[code]:
+                key ^= z[sq]
+        return key
+
+    def pawn_terms(self, pos: Position, key: int | None = None) -> tuple[float, float, float]:
+        """(doubled, isolated, passed progress) of the pawn-class pieces, White's minus
+        Black's; cached by their key (`pawn_key`, or the search's running one)."""
+        pieces = pos.pieces
+        if key is None:
+            key = self.pawn_key(pos)
         hit = self._pawn_cache.get(key)
         if hit is not None:
             return hit
@@ -404,11 +430,12 @@ class EvalTables:
             return False
         return material < DRAWISH_MATERIAL
 
-    def score(self, pos: Position, mg: int, eg: int, ph: int) -> int:
-        """The evaluation for the side to move, in centipawns."""
+    def score(self, pos: Position, mg: int, eg: int, ph: int, pawn_key: int | None = None) -> int:
+        """The evaluation for the side to move, in centipawns (`pawn_key`: the search's
+        running key of the pawn-class pieces, if it keeps one)."""
         pmax = self.phase_max
         ph = min(ph, pmax)
-        doubled, isolated, passed = self.pawn_terms(pos) if self.use_pawns else (0, 0, 0)
+        doubled, isolated, passed = self.pawn_terms(pos, pawn_key) if self.use_pawns else (0, 0, 0)
         w_mg, w_eg = self.w_mg, self.w_eg
         xm = w_mg[0] * doubled + w_mg[1] * isolated + w_mg[2] * passed
         xe = w_eg[0] * doubled + w_eg[1] * isolated + w_eg[2] * passed

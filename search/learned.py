@@ -19,11 +19,12 @@ where it is White's turned, as in Shogi or Makruk).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
 from rules.variant import Variant
+from search.weights import WEIGHT_NAMES
 
 FORMAT = 1
 
@@ -40,6 +41,9 @@ class LearnedTables:
     mg: dict[str, tuple[int, ...]]
     eg: dict[str, tuple[int, ...]]
     source: str  # how they were made: positions, loss before and after
+    # The evaluation's term weights fitted with the tables (names of `search.weights.
+    # Weights`), in place of the engine's own for this variant; empty: the engine's own.
+    weights: dict[str, float] = field(default_factory=dict)
 
 
 def army_mirrors(variant: Variant) -> bool:
@@ -67,7 +71,7 @@ def army_text(variant: Variant) -> str:
 
 def to_json(tables: LearnedTables) -> str:
     """The file's text: one line per piece and phase, so that a diff reads by piece."""
-    head = {
+    head: dict[str, object] = {
         "format": FORMAT,
         "variant": tables.variant,
         "board": tables.board,
@@ -75,6 +79,8 @@ def to_json(tables: LearnedTables) -> str:
         "mirror": tables.mirror,
         "source": tables.source,
     }
+    if tables.weights:
+        head["weights"] = tables.weights
     lines = [json.dumps(head)[:-1] + ","]
     for phase, table in (("mg", tables.mg), ("eg", tables.eg)):
         rows = [f"    {json.dumps(pid)}: {json.dumps(list(v))}" for pid, v in sorted(table.items())]
@@ -95,6 +101,7 @@ def from_json(text: str) -> LearnedTables:
         mg={pid: tuple(int(x) for x in v) for pid, v in data["mg"].items()},
         eg={pid: tuple(int(x) for x in v) for pid, v in data["eg"].items()},
         source=data.get("source", ""),
+        weights={name: float(x) for name, x in data.get("weights", {}).items()},
     )
 
 
@@ -127,4 +134,5 @@ def fits(found: LearnedTables, variant: Variant) -> bool:
         and set(found.mg) == set(found.eg)
         and set(found.mg) <= ids
         and all(len(v) == geo.size for v in (*found.mg.values(), *found.eg.values()))
+        and set(found.weights) <= WEIGHT_NAMES
     )

@@ -71,6 +71,13 @@ LOG = [0.0] + [math.log(n) for n in range(1, 64)]  # late-move reductions: log(d
 LMR_DIVISOR = 2.25  # ... divided by this (larger: reduced less)
 NULL_DEPTH = 2  # null move from this depth on
 NULL_REDUCTION = 3  # plies a null move's search is reduced by, plus depth / 4
+# Late-move pruning (LMP_DEPTH, 0: off): from this depth down, the quiet moves past a count
+# (LMP_BASE plus depth squared, halved unless the score improves) are skipped; and internal
+# iterative reduction (IIR_DEPTH, 0: off): a node this deep without a hash move is searched
+# one ply less. Both off: the move-quality probe found them worse (search/README.md).
+LMP_DEPTH = 0
+LMP_BASE = 3
+IIR_DEPTH = 0
 
 KIND_SHIFT = MC.KIND_SHIFT
 PROMO_SHIFT = MC.PROMO_SHIFT
@@ -224,12 +231,17 @@ class Searcher:
         self.should_stop: Callable[[], bool] | None = None
         self.start = 0.0
         self.mg, self.eg, self.ph = self.et.board_terms(pos)
+        self.pk = self.et.pawn_key(pos)  # the pawn-class pieces' key (their terms' cache)
         self.nonpawn_codes = tuple(
             tuple(c for c in self.et.side_codes[s] if self.et.phase[c]) for s in (0, 1)
         )
         # No null move where a pass is a move of its own, or where being forced to take is
         # the whole game (zugzwang everywhere).
         self.null_ok = not (pos.placing or variant.passing or variant.must_capture)
+        # The static score at each ply of the line (-INF in check): whether it improves
+        # on the same side's two plies before decides how many quiet moves late-move
+        # pruning keeps.
+        self.stands = [-INF] * (MAX_PLY + 2)
 
     # ------------------------------------------------------------------ budget
 
@@ -268,14 +280,17 @@ class Searcher:
             self.eg += eg[new][d] - eg[piece][o] - eg[cap][d]
             ph = et.phase
             self.ph += ph[new] - ph[piece] - ph[cap]
+            pz = et.pawn_zobrist
+            self.pk ^= pz[piece][o] ^ pz[new][d] ^ pz[cap][d]
             pos.push_code(c, False)
         else:
             pos.push_code(c, False)
             self.mg, self.eg, self.ph = self.et.board_terms(pos)
+            self.pk = self.et.pawn_key(pos)
         h = pos.hash
         self.rep[h] = self.rep.get(h, 0) + 1
 
-    def _pop(self, saved: tuple[int, int, int]) -> None:
+    def _pop(self, saved: tuple[int, int, int, int]) -> None:
         pos = self.pos
         h = pos.hash
         n = self.rep[h] - 1
@@ -284,10 +299,10 @@ class Searcher:
         else:
             del self.rep[h]
         pos.pop_code()
-        self.mg, self.eg, self.ph = saved
+        self.mg, self.eg, self.ph, self.pk = saved
 
     def static(self) -> int:
-        return self.et.score(self.pos, self.mg, self.eg, self.ph)
+        return self.et.score(self.pos, self.mg, self.eg, self.ph, self.pk)
 
     # ------------------------------------------------------------------ ordering
 
@@ -471,27 +486,31 @@ class Searcher:
         stand = -INF
         if not in_check:
             stand = self.static()
-            if not pv_node and abs(beta) < MATE_BOUND:
-                # Reverse futility: far enough above beta that a quiet move will not undo it.
-                if depth <= RFP_DEPTH and stand - RFP_MARGIN * depth >= beta:
-                    return stand
-                if (
-                    null
-                    and depth >= NULL_DEPTH
-                    and self.null_ok
-                    and stand >= beta
-                    and self._can_null()
-                ):
-                    r = NULL_REDUCTION + depth // 4 + min(2, (stand - beta) // 200)
-                    pos.push_null()
-                    try:
-                        s = -self._search(depth - 1 - r, -beta, -beta + 1, ply + 1, False, False)
-                    finally:
-                        pos.pop_code()
-                    if s >= beta:
-                        return beta if s >= MATE_BOUND else s
+        self.stands[ply] = stand
+        if not in_check and not pv_node and abs(beta) < MATE_BOUND:
+            # Reverse futility: far enough above beta that a quiet move will not undo it.
+            if depth <= RFP_DEPTH and stand - RFP_MARGIN * depth >= beta:
+                return stand
+            if null and depth >= NULL_DEPTH and self.null_ok and stand >= beta and self._can_null():
+                r = NULL_REDUCTION + depth // 4 + min(2, (stand - beta) // 200)
+                pos.push_null()
+                try:
+                    s = -self._search(depth - 1 - r, -beta, -beta + 1, ply + 1, False, False)
+                finally:
+                    pos.pop_code()
+                if s >= beta:
+                    return beta if s >= MATE_BOUND else s
+        if IIR_DEPTH and not hmove and depth >= IIR_DEPTH:
+            depth -= 1  # no hash move: a node seen for the first time is searched less
         test = pos.move_test() if not in_check and self.staged else None
         moves: Iterable[int]
+        # Late-move pruning: past this many quiet moves a shallow node's rest are skipped
+        # (the generator stops offering them once `skip[0]` is set).
+        skip = [False]
+        lmp = 1 << 30
+        if not pv_node and not in_check and depth <= LMP_DEPTH and abs(alpha) < MATE_BOUND:
+            improving = ply >= 2 and stand > self.stands[ply - 2]
+            lmp = (LMP_BASE + depth * depth) // (1 if improving else 2)
         if test is None:
             legal = pos.legal_codes()
             if not legal:
@@ -500,7 +519,7 @@ class Searcher:
         else:
             if hmove and not (pos.pseudo_ok(hmove) and test(hmove)):
                 hmove = 0
-            moves = self._staged(test, hmove, ply)
+            moves = self._staged(test, hmove, ply, skip)
         futile = (
             not pv_node
             and not in_check
@@ -526,7 +545,10 @@ class Searcher:
             )
             if futile and quiet and searched and not pos.gives_check(c):
                 continue  # futility: this quiet move will not lift the score to alpha
-            saved = (self.mg, self.eg, self.ph)
+            if quiet and len(quiets_tried) >= lmp:
+                skip[0] = True
+                continue
+            saved = (self.mg, self.eg, self.ph, self.pk)
             self._push(c)
             try:
                 child_check = pos.is_check()
@@ -578,11 +600,14 @@ class Searcher:
         tt.store(key, best_move, stored, depth, flag)
         return best
 
-    def _staged(self, test: Callable[[int], bool], hmove: int, ply: int) -> Iterator[int]:
+    def _staged(
+        self, test: Callable[[int], bool], hmove: int, ply: int, skip: list[bool]
+    ) -> Iterator[int]:
         """A node's legal moves stage by stage: the hash move (already tested) before any
         generation, then from one pass (a capture pass walks the same rays as a full one)
-        the captures that do not lose material, the quiet moves, the losing captures; each
-        tested for legality only when its turn comes."""
+        the captures that do not lose material, the quiet moves (until the caller sets
+        `skip[0]`), the losing captures; each tested for legality only when its turn
+        comes."""
         pos = self.pos
         if hmove:
             yield hmove
@@ -592,6 +617,8 @@ class Searcher:
             if test(c):
                 yield c
         for c in self._quiets(quiets, hmove, ply):
+            if skip[0]:
+                break
             if test(c):
                 yield c
         for c in bad:
@@ -686,7 +713,7 @@ class Searcher:
         for c in ordered:
             if not test(c):
                 continue
-            saved = (self.mg, self.eg, self.ph)
+            saved = (self.mg, self.eg, self.ph, self.pk)
             self._push(c)
             try:
                 child_check = qply + 1 < QCHECK_PLIES and pos.is_check()
@@ -826,7 +853,7 @@ class Searcher:
     def _glance(self, c: int) -> int:
         """A root move scored without a search: the ending it makes (mate, a royal capture,
         a rule's draw) or else the static evaluation."""
-        saved = (self.mg, self.eg, self.ph)
+        saved = (self.mg, self.eg, self.ph, self.pk)
         self._push(c)
         try:
             pos = self.pos
@@ -856,7 +883,7 @@ class Searcher:
         self._exact = {}
         self._improved = None
         for n, c in enumerate(ordered):
-            saved = (self.mg, self.eg, self.ph)
+            saved = (self.mg, self.eg, self.ph, self.pk)
             self._push(c)
             try:
                 child_check = pos.is_check()

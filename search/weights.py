@@ -8,7 +8,9 @@ Black's; `_MG` weights count fully while the board is full, `_EG` ones in the en
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +29,18 @@ class Weights:
     mobility_eg: tuple[float, ...]  # ... by value class (see MOBILITY_CLASSES)
     hand: float  # a piece in hand, as a share of its value on the board
     tempo: float  # the side to move's bonus
+
+
+WEIGHT_NAMES = frozenset(f.name for f in fields(Weights) if f.type in ("float", float))
+"""The single weights a learned file may set for its variant (`search.learned`)."""
+
+
+def with_values(weights: Weights, values: Mapping[str, float]) -> Weights:
+    """`weights` with some single weights replaced (names of `WEIGHT_NAMES`)."""
+    unknown = set(values) - WEIGHT_NAMES
+    if unknown:
+        raise ValueError(f"no such weights: {', '.join(sorted(unknown))}")
+    return replace(weights, **cast("dict[str, Any]", dict(values)))
 
 
 MOBILITY_CLASSES = (250, 450, 700)

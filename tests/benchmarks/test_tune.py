@@ -5,11 +5,13 @@ measured by matches and by the probe (search/README.md), not here."""
 from __future__ import annotations
 
 import gzip
+import json
 import random
 from pathlib import Path
 
 import pytest
 
+from benchmarks.quality import compare
 from benchmarks.quality import main as quality_main
 from benchmarks.tune import SquareModel, fit_squares, square_loss
 from rules.position import Position
@@ -58,6 +60,37 @@ def test_the_fit_finds_a_planted_knight_bonus() -> None:
     assert sum(pawn_gain) / len(pawn_gain) < 30
 
 
+def test_the_fit_with_terms_finds_a_planted_doubled_pawn_penalty() -> None:
+    """Labels that take 40 centipawns for every doubled Pawn (in both phases): fitted with
+    the tables, the doubled weights come out near -40 and the other terms' near their
+    start, the tables hardly moved."""
+    model = SquareModel("chess", terms=True)
+    derived = EvalTables(Position.start("chess").t, learned=False)
+    samples = []
+    for pos in _positions(600, seed=11):
+        white = derived.evaluate(pos) * (1 if pos.side == 0 else -1)
+        doubled = derived.pawn_terms(pos)[0]
+        found = model.sample(pos, white - 40 * doubled)
+        if found is not None:
+            samples.append(found)
+    assert len(samples) > 400
+    theta = fit_squares(samples, model.start, steps=200, l2=0.0)
+    weights = model.weights(theta)
+    assert set(weights) == {
+        "doubled_mg",
+        "doubled_eg",
+        "isolated_mg",
+        "isolated_eg",
+        "passed_mg",
+        "passed_eg",
+        "shield_mg",
+        "danger_mg",
+    }
+    assert -60 < weights["doubled_mg"] < -25 and -60 < weights["doubled_eg"] < -25
+    assert abs(weights["isolated_mg"]) < 15 and abs(weights["shield_mg"]) < 15
+    assert SquareModel("chess").weights(SquareModel("chess").start) == {}
+
+
 def test_folded_tables_read_one_entry_for_a_square_and_its_mirror() -> None:
     model = SquareModel("chess")
     theta = list(model.start)
@@ -82,3 +115,32 @@ def test_move_quality_is_judged_by_fairy_stockfish(
     out = capsys.readouterr().out
     assert "chess: 1 positions, 2000 nodes, judged at depth 6: mean loss 0.0 cp" in out
     assert "blunders (>= 150) 0 (0%)" in out
+
+
+def test_two_probes_are_compared_position_by_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The judgements are kept (`--cache`) and read again by the second run; the comparison
+    counts a move both runs chose as no difference, and a worse move as a loss."""
+    fairy_stockfish()
+    texts = (
+        "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 0 3",  # take the Queen
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
+    )
+    path = tmp_path / "positions.tsv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.writelines(f"chess\t0.5\t{t}\t0\n" for t in texts)
+    cache, first, second = tmp_path / "judged.json", tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    common = [str(path), "--count", "2", "--every", "1", "--depth", "6", "--cache", str(cache)]
+    quality_main([*common, "--nodes", "2000", "--out", str(first)])
+    judged = json.loads(cache.read_text(encoding="utf-8"))
+    assert len(judged) >= 2
+    quality_main([*common, "--nodes", "3000", "--out", str(second), "--against", str(first)])
+    out = capsys.readouterr().out
+    assert "2 positions (" in out and "standard error" in out
+    rows = [json.loads(line) for line in second.read_text(encoding="utf-8").splitlines()]
+    assert rows[0]["move"] == "c1g5" and rows[0]["drop"] == 0.0  # the Queen taken
+    # A planted worse move in the earlier run reads as this run's improvement.
+    worse = [{**rows[0], "move": "a2a3", "drop": 0.5}, rows[1]]
+    first.write_text("".join(json.dumps(r) + "\n" for r in worse), encoding="utf-8")
+    assert "-0.2500" in compare(rows, str(first))

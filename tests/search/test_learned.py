@@ -19,6 +19,7 @@ from search.learned import (
     relative_square,
     to_json,
 )
+from search.weights import BASELINE, WEIGHTS, with_values
 
 SHIPPED = sorted(
     p.name.removesuffix(".json")
@@ -83,6 +84,27 @@ def test_symmetry_follows_the_armies() -> None:
     assert e1 is not None and e8 is not None and d8 is not None
     assert relative_square(chess, e8, 1, True) == e1
     assert relative_square(makruk, d8, 1, False) == e1
+
+
+def test_weights_learned_with_the_tables_are_the_evaluation_s() -> None:
+    """A file's term weights replace the engine's own for its variant (and only the names
+    of single weights are accepted); weights given by the caller win over them."""
+    chess = load_variant("chess")
+    found = learned_tables(chess)
+    assert found is not None
+    with_weights = replace(found, weights={"passed_eg": 55.5, "shield_mg": 4.0})
+    assert from_json(to_json(with_weights)) == with_weights
+    assert fits(with_weights, chess)
+    assert not fits(replace(found, weights={"mobility_mg": 1.0}), chess)
+    assert not fits(replace(found, weights={"nonsense": 1.0}), chess)
+    with pytest.raises(ValueError, match="nonsense"):
+        with_values(WEIGHTS, {"nonsense": 1.0})
+    chosen = with_values(WEIGHTS, with_weights.weights)
+    assert chosen.passed_eg == 55.5 and chosen.shield_mg == 4.0
+    assert chosen.doubled_mg == WEIGHTS.doubled_mg
+    et = EvalTables(Position.start("chess").t)
+    assert et.weights == with_values(WEIGHTS, found.weights)
+    assert EvalTables(Position.start("chess").t, BASELINE).weights == BASELINE
 
 
 def test_a_table_that_does_not_fit_is_refused() -> None:

@@ -97,9 +97,10 @@ def test_legal_moves_in_player_files(name: str) -> None:
         codes = searcher.pos.legal_codes()
         if not codes:
             break
-        saved.append((searcher.mg, searcher.eg, searcher.ph))
+        saved.append((searcher.mg, searcher.eg, searcher.ph, searcher.pk))
         searcher._push(rng.choice(codes))
         assert (searcher.mg, searcher.eg, searcher.ph) == searcher.et.board_terms(searcher.pos)
+        assert searcher.pk == searcher.et.pawn_key(searcher.pos)
     while saved:
         searcher._pop(saved.pop())
 

@@ -119,24 +119,33 @@ def test_cancelling_stops_the_search_with_a_legal_move() -> None:
     assert result.nodes < 10_000
 
 
+def _running(searcher: Searcher) -> tuple[int, int, int, int]:
+    return (searcher.mg, searcher.eg, searcher.ph, searcher.pk)
+
+
+def _fresh(searcher: Searcher) -> tuple[int, int, int, int]:
+    et = searcher.et
+    return (*et.board_terms(searcher.pos), et.pawn_key(searcher.pos))
+
+
 def test_the_incremental_evaluation_equals_a_fresh_count() -> None:
     """Every variant, random moves made and unmade through the search: the running
-    middle-game/ending/phase sums always equal a count from scratch."""
+    middle-game/ending/phase sums and the pawn-class key always equal a count from
+    scratch."""
     rng = random.Random(5)
     for variant in variant_ids():
         searcher = Searcher(Position.start(variant))
-        et = searcher.et
         saved = []
         for _ply in range(60):
             codes = searcher.pos.legal_codes()
             if not codes:
                 break
-            saved.append((searcher.mg, searcher.eg, searcher.ph))
+            saved.append(_running(searcher))
             searcher._push(rng.choice(codes))
-            assert (searcher.mg, searcher.eg, searcher.ph) == et.board_terms(searcher.pos), variant
+            assert _running(searcher) == _fresh(searcher), variant
         while saved:
             searcher._pop(saved.pop())
-            assert (searcher.mg, searcher.eg, searcher.ph) == et.board_terms(searcher.pos), variant
+            assert _running(searcher) == _fresh(searcher), variant
 
 
 @pytest.mark.parametrize("variant", variant_ids())
