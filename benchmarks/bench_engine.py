@@ -198,6 +198,7 @@ class Played:
     started: str
     seconds: float
     error: str = ""
+    line: str = ""  # the moves, opening included (coordinates), to replay the game
 
 
 def jobs(matches: Sequence[str], games: int) -> list[Job]:
@@ -273,6 +274,7 @@ def play_job(seat: Seat, job: Job, max_plies: int) -> Played:
     white, black = (engine, opponent) if job.engine_color == 0 else (opponent, engine)
     variant = load_variant(job.variant)
     error = ""
+    record: list[str] = []
     try:
         points, reason, plies = play_game(
             variant,
@@ -283,6 +285,7 @@ def play_job(seat: Seat, job: Job, max_plies: int) -> Played:
             adjudicate=True,
             adjudicate_draws=True,
             adjudicate_cp=ADJUDICATE_CP,
+            record=record,
         )
         mine = points if job.engine_color == 0 else 1 - points
     except Exception as exc:  # a crashed or illegal player: logged, the seat restarted
@@ -312,6 +315,7 @@ def play_job(seat: Seat, job: Job, max_plies: int) -> Played:
         started,
         round(time.monotonic() - clock, 1),
         error,
+        " ".join(record),
     )
 
 

@@ -324,13 +324,18 @@ def play_game(
     adjudicate: bool = False,
     adjudicate_draws: bool = False,
     adjudicate_cp: int = ADJUDICATE_CP,
+    record: list[str] | None = None,
 ) -> tuple[float, str, int]:
     """One game; (White's points, how it ended, plies). `adjudicate` ends a game both
     players score `adjudicate_cp` or more for one side, three moves running each;
-    `adjudicate_draws` one both score as level late."""
+    `adjudicate_draws` one both score as level late. `record` receives every move played,
+    the opening's included (coordinates), so that a lost game can be replayed."""
     game = Game(variant)
+    if record is None:
+        record = []
     for text in opening:
         game.play(text, check_marks=False)
+        record.append(text)
     players = (white, black)
     for p in players:
         p.start(game)
@@ -345,6 +350,7 @@ def play_game(
         side = game.side_to_move
         choice = players[side].choose(game)
         game.play(choice.move, check_marks=False)
+        record.append(choice.move)
         if adjudicate and choice.score is not None:
             view = choice.score if side == 0 else -choice.score
             big[side] = [*big[side][-(ADJUDICATE_MOVES - 1) :], view]

@@ -4,7 +4,10 @@ speed are reported by `make bench`, never asserted here."""
 
 from __future__ import annotations
 
+import json
 import random
+from dataclasses import asdict, replace
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +18,7 @@ from benchmarks.bench_engine import (
     Played,
     jobs,
     match_rows,
+    read_log,
     speed_positions,
 )
 from benchmarks.elo import estimate
@@ -98,6 +102,25 @@ def test_a_level_game_is_adjudicated_a_draw_after_move_40_only_when_asked() -> N
     assert reason != "draw (adjudicated)"
     _p, reason, _plies = play_game(chess, LevelMover(0, 1), LevelMover(0, 2), opening, max_plies=90)
     assert reason != "draw (adjudicated)"
+
+
+def test_a_game_s_moves_are_recorded_and_kept_in_the_log(tmp_path: Path) -> None:
+    """The record holds the opening and every move played, so the game replays to its end;
+    the log's line keeps them (and a log written before it existed still reads)."""
+    chess = load_variant("chess")
+    opening = OPENINGS["chess"][0]
+    record: list[str] = []
+    _p, _reason, plies = play_game(
+        chess, LevelMover(0, 1), LevelMover(0, 2), opening, max_plies=30, record=record
+    )
+    assert len(record) == plies == 30 and record[: len(opening)] == list(opening)
+    assert game_after("chess", record).ply == 30
+    log = tmp_path / "games.jsonl"
+    kept = replace(played(1), line=" ".join(record))
+    old = {k: v for k, v in asdict(played(0)).items() if k != "line"}
+    log.write_text(json.dumps(asdict(kept)) + "\n" + json.dumps(old) + "\n", encoding="utf-8")
+    first, second = read_log(log)
+    assert first.line.split() == record and second.line == ""
 
 
 def test_the_engine_in_its_own_process_plays_a_legal_move_on_the_cpu_clock() -> None:
