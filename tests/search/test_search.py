@@ -287,3 +287,32 @@ def test_the_exchange_test_reads_the_board_after_the_capture() -> None:
     take_soldier = _capture(searcher.pos, "e3e7")
     soldier = searcher.et.value[searcher.pos.board[(take_soldier >> 8) & 0xFF]]
     assert searcher._losing(take_soldier, soldier)
+
+
+@pytest.mark.parametrize(
+    "knobs", [{"LMP_DEPTH": 3}, {"IIR_DEPTH": 4}, {"LMP_DEPTH": 3, "IIR_DEPTH": 4}]
+)
+def test_the_pruning_knobs_left_off_still_search_soundly(
+    knobs: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Late-move pruning and IIR are off as shipped (the probe found them no better), but
+    kept to be probed again: switched on, the search still finds the mate the search as
+    shipped finds, wins a Queen left hanging and plays legal moves."""
+    import search.searcher as searcher_module
+
+    mate = parse_position("chess", "6k1/5p2/6pQ/8/8/8/8/6RK w - - 0 1")
+    shipped = mate_in(Searcher(mate).search(Limits(depth=6)).score)
+    assert shipped is not None
+    for name, value in knobs.items():
+        monkeypatch.setattr(searcher_module, name, value)
+    assert mate_in(Searcher(mate).search(Limits(depth=6)).score) == shipped
+    queen = parse_position(
+        "chess", "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 0 3"
+    )
+    result = Searcher(queen).search(Limits(nodes=20_000))
+    assert result.move is not None and coordinates(queen, result.move) == "c1g5"
+    game = Game("chess")
+    for _ply in range(12):
+        choice = Searcher(game.position, history=history_hashes(game)).search(Limits(nodes=3_000))
+        assert choice.move in game.position.legal_codes()
+        game.play_move(game.position.to_move(choice.move))
