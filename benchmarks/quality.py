@@ -12,6 +12,7 @@ logistic of 400 centipawns, so that a lost position made more lost costs little)
 
     python -m benchmarks.quality chess-11.tsv.gz --count 100 --nodes 60000 --depth 12
     python -m benchmarks.quality chess-11.tsv.gz --set FUTILITY_DEPTH=0   # a constant
+    python -m benchmarks.quality chess-11.tsv.gz --elo 2100   # the matches' opponent, judged alike
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import search.searcher as searcher_module
+from benchmarks.match import elo_pick_depth
 from benchmarks.tune import read_positions
 from rules.fsf import fen, uci_moves
 from rules.notation import coordinates
@@ -71,6 +73,17 @@ class Judgements:
         tmp.replace(self.path)
 
 
+def _peer_move(peer: UciEngine, position_fen: str, depth: int) -> str:
+    """The move Fairy-Stockfish at its UCI_Elo plays (a fresh game: its Skill draws anew)."""
+    peer.send("ucinewgame")
+    peer.send(f"position fen {position_fen}")
+    peer.send(f"go depth {depth}")
+    for line in peer.read_until("bestmove"):
+        if line.startswith("bestmove"):
+            return line.split()[1]
+    raise RuntimeError("Fairy-Stockfish gave no move")
+
+
 def judge(engine: UciEngine, position_fen: str, depth: int, moves: str = "") -> tuple[int, str]:
     """Fairy-Stockfish's score of a position (side to move, centipawns, mates as +-CAP*3)
     and its best move."""
@@ -107,6 +120,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--cache", help="a file keeping Fairy-Stockfish's judgements")
     parser.add_argument("--out", help="write each position's move and loss (JSON lines)")
     parser.add_argument("--against", help="an earlier run's --out: compare position by position")
+    parser.add_argument(
+        "--elo", type=int, help="judge Fairy-Stockfish at this UCI_Elo instead (the matches' peer)"
+    )
     args = parser.parse_args(argv)
     for item in args.set:
         name, _, value = item.partition("=")
@@ -122,35 +138,51 @@ def main(argv: Sequence[str] | None = None) -> None:
     drops: list[float] = []  # expected result lost
     picked = read_positions(args.positions)[args.skip :: args.every][: args.count]
     variant_id = picked[0][0]
-    engine.set_option("UCI_Variant", load_variant(variant_id).fsf_variant or variant_id)
+    fsf_variant = load_variant(variant_id).fsf_variant or variant_id
+    engine.set_option("UCI_Variant", fsf_variant)
+    peer: UciEngine | None = None
+    if args.elo is not None:
+        # The matches' opponent, as bench_engine sets it: UCI_Elo, its pick depth.
+        peer = UciEngine(path, {"Threads": "1", "Hash": "16"})
+        peer.set_option("UCI_Variant", fsf_variant)
+        peer.set_option("UCI_LimitStrength", "true")
+        peer.set_option("UCI_Elo", str(args.elo))
     tables: EvalTables | None = None
     rows: list[dict[str, object]] = []
     for fields in picked:
         pos: Position = parse_position(fields[0], fields[2])
         if tables is None:
             tables = EvalTables(pos.t, learned=not args.derived)
-        result = Searcher(pos, evaluation=tables).search(Limits(nodes=args.nodes))
-        assert result.move is not None
-        uci = {c: text for text, c in uci_moves(pos).items()}[result.move]
         text = fen(pos)
+        if peer is not None and args.elo is not None:
+            depth, score = elo_pick_depth(args.elo), 0
+            uci = shown = _peer_move(peer, text, depth)
+        else:
+            result = Searcher(pos, evaluation=tables).search(Limits(nodes=args.nodes))
+            assert result.move is not None
+            uci = {c: text for text, c in uci_moves(pos).items()}[result.move]
+            depth, score, shown = result.depth, result.score, coordinates(pos, result.move)
         best, choice = judgements.get(engine, text, args.depth)
         after = best if choice == uci else -judgements.get(engine, text, args.depth - 1, uci)[0]
         loss = max(0, min(CAP, best - after))
         losses.append(loss)
         drops.append(max(0.0, expected(best) - expected(after)))
-        rows.append({"fen": text, "move": uci, "depth": result.depth, "drop": drops[-1]})
+        rows.append({"fen": text, "move": uci, "depth": depth, "drop": drops[-1]})
         if args.verbose or loss >= BLUNDER:
             print(
-                f"{loss:5d} cp  {coordinates(pos, result.move):8} depth {result.depth:2d}  "
-                f"ours {result.score:6d}  fsf {best:6d} -> {after:6d}  {text}",
+                f"{loss:5d} cp  {shown:8} depth {depth:2d}  "
+                f"ours {score:6d}  fsf {best:6d} -> {after:6d}  {text}",
                 flush=True,
             )
     engine.close()
+    if peer is not None:
+        peer.close()
     judgements.save()
     blunders = sum(1 for x in losses if x >= BLUNDER)
+    mover = f"Fairy-Stockfish UCI_Elo {args.elo}" if peer else f"{args.nodes} nodes"
     print(
-        f"{variant_id}: {len(losses)} positions, {args.nodes} nodes, judged at depth "
-        f"{args.depth}: mean loss {statistics.mean(losses):.1f} cp, median "
+        f"{variant_id}: {len(losses)} positions, {mover}, judged at depth {args.depth}: "
+        f"mean loss {statistics.mean(losses):.1f} cp, median "
         f"{statistics.median(losses):.0f}, blunders (>= {BLUNDER}) {blunders} "
         f"({100 * blunders / len(losses):.0f}%), expected result lost "
         f"{statistics.mean(drops):.4f} a move; settings {' '.join(args.set) or 'as shipped'}"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.match import elo_pick_depth
 from benchmarks.quality import compare
 from benchmarks.quality import main as quality_main
 from benchmarks.tune import SquareModel, fit_squares, square_loss
@@ -144,3 +145,24 @@ def test_two_probes_are_compared_position_by_position(
     worse = [{**rows[0], "move": "a2a3", "drop": 0.5}, rows[1]]
     first.write_text("".join(json.dumps(r) + "\n" for r in worse), encoding="utf-8")
     assert "-0.2500" in compare(rows, str(first))
+
+
+def test_the_matches_opponent_is_judged_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--elo`: Fairy-Stockfish at a UCI_Elo, searching to the depth the matches give it,
+    chooses the moves instead of Fairy Post; a Queen left hanging is taken even at 1400."""
+    fairy_stockfish()
+    text = "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 0 3"
+    path = tmp_path / "positions.tsv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write(f"chess\t0.5\t{text}\t900\n")
+    out_file = tmp_path / "peer.jsonl"
+    quality_main(
+        [str(path), "--count", "1", "--every", "1", "--depth", "6", "--elo", "1400",
+         "--out", str(out_file)]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert "chess: 1 positions, Fairy-Stockfish UCI_Elo 1400, judged at depth 6" in out
+    row = json.loads(out_file.read_text(encoding="utf-8"))
+    assert row["move"] == "c1g5" and row["depth"] == elo_pick_depth(1400)
