@@ -797,7 +797,15 @@ class Position:
                 return False
             found: list[int] = []
             self._square_codes(piece, o, found, ALL_MOVES)
-            return c in found
+            if c in found:
+                return True
+            # An in-place promotion (Sittuyin's Pawn) is listed by `_in_place_codes`, not
+            # among the square's own moves.
+            return (
+                self.t.in_place[piece] is not None
+                and bool((c >> PROMO_SHIFT) & PROMO_MASK)
+                and c in self.pseudo_codes()
+            )
         if kind == DROP and not self.placing:
             if self.board[(c >> 8) & 0xFF] or not self.t.variant.drops:
                 return False

@@ -144,3 +144,9 @@ def test_stages_with_grasshoppers_and_short_hoppers() -> None:
         variant = load_definition(toml, source=section)
         assert tables_of(variant).staged
         assert sum(playout(variant, seed, 80) for seed in range(4)) > 100, section
+
+
+def test_an_in_place_promotion_is_pseudo_legal() -> None:
+    """Found by hypothesis (seed 278): Sittuyin's Pawn promoting where it stands is listed by
+    `pseudo_codes()` and must pass `pseudo_ok()` too (it is not among the square's moves)."""
+    assert playout("sittuyin", 278, 40) >= 0
