@@ -151,7 +151,9 @@ def test_the_matches_opponent_is_judged_alike(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`--elo`: Fairy-Stockfish at a UCI_Elo, searching to the depth the matches give it,
-    chooses the moves instead of Fairy Post; a Queen left hanging is taken even at 1400."""
+    chooses the moves instead of Fairy Post. Its Skill draws among its four best lines, each
+    lifted by (120 - 2 * level) / 128 of its gap to the best: at 1400 (level 0) that can lift
+    a move a Queen worse over the capture (CI saw it), at 2400 (level 11-12) it cannot."""
     fairy_stockfish()
     text = "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 0 3"
     path = tmp_path / "positions.tsv.gz"
@@ -159,10 +161,10 @@ def test_the_matches_opponent_is_judged_alike(
         f.write(f"chess\t0.5\t{text}\t900\n")
     out_file = tmp_path / "peer.jsonl"
     quality_main(
-        [str(path), "--count", "1", "--every", "1", "--depth", "6", "--elo", "1400",
+        [str(path), "--count", "1", "--every", "1", "--depth", "6", "--elo", "2400",
          "--out", str(out_file)]
     )  # fmt: skip
     out = capsys.readouterr().out
-    assert "chess: 1 positions, Fairy-Stockfish UCI_Elo 1400, judged at depth 6" in out
+    assert "chess: 1 positions, Fairy-Stockfish UCI_Elo 2400, judged at depth 6" in out
     row = json.loads(out_file.read_text(encoding="utf-8"))
-    assert row["move"] == "c1g5" and row["depth"] == elo_pick_depth(1400)
+    assert row["move"] == "c1g5" and row["depth"] == elo_pick_depth(2400)
