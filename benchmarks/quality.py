@@ -128,7 +128,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         name, _, value = item.partition("=")
         if not hasattr(searcher_module, name):
             sys.exit(f"search.searcher has no {name}")
-        setattr(searcher_module, name, type(getattr(searcher_module, name))(value))
+        kind = type(getattr(searcher_module, name))
+        if kind is bool:
+            setattr(searcher_module, name, value.lower() in ("1", "true", "on", "yes"))
+        else:
+            setattr(searcher_module, name, kind(value))
     path = find_engine()
     if path is None:
         sys.exit("fairy-stockfish is needed to judge the moves")

@@ -106,17 +106,24 @@ def test_the_trap_has_no_contradiction_and_the_move_allowing_mate_is_a_blunder()
 
 
 def test_the_trap_turning_points_agree_with_a_deeper_review() -> None:
-    """Every mistake and blunder found on 2,000 nodes a position is still a marked move
-    with four times the nodes."""
+    """Every blunder found on 2,000 nodes a position is a mistake or a blunder with four
+    times the nodes, and every blunder found there was marked on 2,000. A lesser mark on
+    2,000 nodes may be the shallow search's noise: 6.Rf1 (ply 11) is marked `?` there, yet
+    Fairy-Stockfish at depth 18 has it 2.8 Pawns worse than 6.Ng5 at -8 already, 0.008 of
+    a game."""
     game = game_after("chess", TRAP.split())
     quick = analyze(game, nodes_per_move=2_000, movetime_per_move=None)
     deep = analyze(game, nodes_per_move=8_000, movetime_per_move=None)
     assert_consistent(deep)
+    quick_marks = {m.ply: m.mark for m in quick.moves}
     deep_marks = {m.ply: m.mark for m in deep.moves}
-    turning = [m.ply for m in quick.moves if m.mark in ("?", "??")]
-    assert turning
-    for ply in turning:
-        assert deep_marks[ply] in ("?!", "?", "??"), ply
+    blunders = [ply for ply, mark in quick_marks.items() if mark == "??"]
+    assert 13 in blunders  # 7.Be2, which allows 7...Nf3#
+    for ply in blunders:
+        assert deep_marks[ply] in ("?", "??"), ply
+    for ply, mark in deep_marks.items():
+        if mark == "??":
+            assert quick_marks[ply] in ("?!", "?", "??"), ply
 
 
 def test_a_move_that_allows_mate_is_a_blunder_even_when_already_lost() -> None:

@@ -9,15 +9,29 @@ from search.play import best_move, think
 from search.searcher import Limits
 from search.tt import EXACT, GameMemories, GameMemory, TranspositionTable
 
+OPENINGS = [
+    ["e2e4", "e7e5", "g1f3", "b8c6"],
+    ["d2d4", "d7d5", "c2c4", "e7e6"],
+    ["e2e4", "c7c5", "g1f3", "d7d6", "d2d4"],
+    ["g1f3", "g8f6", "c2c4", "g7g6", "b1c3"],
+    ["e2e4", "e7e6", "d2d4", "d7d5", "b1c3", "g8f6"],
+]
+
 
 def test_a_kept_memory_saves_work_at_the_next_search() -> None:
-    game = game_after("chess", ["e2e4", "e7e5", "g1f3", "b8c6"])
-    fresh = think(game, Limits(depth=5))
-    memory = GameMemory(4)
-    think(game, Limits(depth=5), memory=memory)
-    again = think(game, Limits(depth=5), memory=memory)
-    assert again.move == fresh.move or abs(again.score - fresh.score) < 50
-    assert again.nodes < fresh.nodes // 2
+    """Summed over five openings: one position's second search may still redo its last
+    iteration (its score moved outside the aspiration window), the sum may not."""
+    fresh_nodes = again_nodes = 0
+    for line in OPENINGS:
+        game = game_after("chess", line)
+        fresh = think(game, Limits(depth=5))
+        memory = GameMemory(4)
+        think(game, Limits(depth=5), memory=memory)
+        again = think(game, Limits(depth=5), memory=memory)
+        assert again.move == fresh.move or abs(again.score - fresh.score) < 50
+        fresh_nodes += fresh.nodes
+        again_nodes += again.nodes
+    assert again_nodes < fresh_nodes // 2
 
 
 def test_memory_is_cleared_when_the_variant_changes() -> None:

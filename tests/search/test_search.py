@@ -290,14 +290,22 @@ def test_the_exchange_test_reads_the_board_after_the_capture() -> None:
 
 
 @pytest.mark.parametrize(
-    "knobs", [{"LMP_DEPTH": 3}, {"IIR_DEPTH": 4}, {"LMP_DEPTH": 3, "IIR_DEPTH": 4}]
+    "knobs",
+    [
+        {"LMP_DEPTH": 3},
+        {"IIR_DEPTH": 4},
+        {"LMP_DEPTH": 3, "IIR_DEPTH": 4},
+        {"LMR_HISTORY": True},
+        {"QUIESCENCE_TT": False},
+    ],
 )
 def test_the_pruning_knobs_left_off_still_search_soundly(
-    knobs: dict[str, int], monkeypatch: pytest.MonkeyPatch
+    knobs: dict[str, int | bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Late-move pruning and IIR are off as shipped (the probe found them no better), but
-    kept to be probed again: switched on, the search still finds the mate the search as
-    shipped finds, wins a Queen left hanging and plays legal moves."""
+    """Late-move pruning, IIR and history-led reductions are off as shipped (the probe found
+    them no better), the quiescence table on, but each kept to be probed again: switched the
+    other way, the search still finds the mate the search as shipped finds, wins a Queen
+    left hanging and plays legal moves."""
     import search.searcher as searcher_module
 
     mate = parse_position("chess", "6k1/5p2/6pQ/8/8/8/8/6RK w - - 0 1")
