@@ -86,6 +86,9 @@ NEXT_DEPTH_SHARE = 0.9
 # others (history above 0), a ply more for one that has only failed (below 0). Off: the
 # probe found the same move quality a third of a ply deeper (search/README.md).
 LMR_HISTORY = False
+# Countermoves: the quiet move that last refuted the opponent's previous move (by its
+# squares) is tried right after the killers.
+COUNTERMOVES = True
 # Quiescence reads and writes the transposition table (depth 0): a capture sequence reached
 # again by another order of moves is not searched again.
 QUIESCENCE_TT = True
@@ -209,6 +212,8 @@ class Searcher:
             self.tt.new_search()
             self.hist = [0] * HISTORY_SIZE
             self.killers = [[0, 0] for _ in range(MAX_KILLER_PLY)]
+        self.counter = [0] * HISTORY_SIZE  # (previous move's squares) | side << 16
+        self.line = [0] * (MAX_PLY + 2)  # the move played at each ply of the current line
         self.royal_capture = variant.goal == "royal-capture"
         # Endings that come with legal moves still available (a goal zone, a bare King, a
         # check in Kar Ouk, the Nth check, extinction), among them all those after which
@@ -328,6 +333,7 @@ class Searcher:
         k1, k2 = self.killers[ply]
         hist = self.hist
         side16 = pos.side << 16
+        cm = self.counter[(self.line[ply - 1] & 0xFFFF) | side16] if ply and COUNTERMOVES else 0
         scored = []
         for c in moves:
             if c == hmove:
@@ -346,6 +352,8 @@ class Searcher:
                     s = 1 << 30
                 elif c == k2:
                     s = (1 << 30) - 1
+                elif c == cm:
+                    s = (1 << 30) - 2
                 else:
                     s = hist[(c & 0xFFFF) | side16]
             scored.append((s, c))
@@ -406,10 +414,11 @@ class Searcher:
         return attacked
 
     def _quiets(self, moves: list[int], hmove: int, ply: int) -> list[int]:
-        """Quiet moves: the killers first, then by history."""
+        """Quiet moves: the killers first, the countermove, then by history."""
         k1, k2 = self.killers[ply]
         hist = self.hist
         side16 = self.pos.side << 16
+        cm = self.counter[(self.line[ply - 1] & 0xFFFF) | side16] if ply and COUNTERMOVES else 0
         scored = []
         for c in moves:
             if c == hmove:
@@ -418,6 +427,8 @@ class Searcher:
                 s = 1 << 30
             elif c == k2:
                 s = (1 << 30) - 1
+            elif c == cm:
+                s = (1 << 30) - 2
             else:
                 s = hist[(c & 0xFFFF) | side16]
             scored.append((s, c))
@@ -504,6 +515,7 @@ class Searcher:
                 return stand
             if null and depth >= NULL_DEPTH and self.null_ok and stand >= beta and self._can_null():
                 r = NULL_REDUCTION + depth // 4 + min(2, (stand - beta) // 200)
+                self.line[ply] = 0
                 pos.push_null()
                 try:
                     s = -self._search(depth - 1 - r, -beta, -beta + 1, ply + 1, False, False)
@@ -560,6 +572,7 @@ class Searcher:
                 skip[0] = True
                 continue
             saved = (self.mg, self.eg, self.ph, self.pk)
+            self.line[ply] = c
             self._push(c)
             try:
                 child_check = pos.is_check()
@@ -651,6 +664,8 @@ class Searcher:
         if k[0] != c:
             k[1] = k[0]
             k[0] = c
+        if ply and COUNTERMOVES:
+            self.counter[(self.line[ply - 1] & 0xFFFF) | side << 16] = c
         hist = self.hist
         bonus = depth * depth
         i = (c & 0xFFFF) | side << 16
@@ -679,8 +694,10 @@ class Searcher:
         tt = self.tt
         key = pos.hash ^ (pos.t.z_ep[pos.ep] if pos.ep >= 0 else 0)
         slot = key & tt.mask
-        if tt.keys[slot] == key:
-            # Any entry will do (a quiescence result is depth 0), if its bound settles it.
+        if tt.keys[slot] == key and not in_check:
+            # Any entry will do (a quiescence result is depth 0), if its bound settles it; not
+            # in check, where every evasion is searched: an entry of a deeper quiescence ply
+            # (past QCHECK_PLIES) stood pat in that very check and would hide a mate.
             word = tt.info[slot]
             s = (word & SCORE_MASK) - SCORE_OFFSET
             if s >= MATE_BOUND:
@@ -930,6 +947,7 @@ class Searcher:
         self._improved = None
         for n, c in enumerate(ordered):
             saved = (self.mg, self.eg, self.ph, self.pk)
+            self.line[0] = c
             self._push(c)
             try:
                 child_check = pos.is_check()

@@ -324,3 +324,15 @@ def test_the_pruning_knobs_left_off_still_search_soundly(
         choice = Searcher(game.position, history=history_hashes(game)).search(Limits(nodes=3_000))
         assert choice.move in game.position.legal_codes()
         game.play_move(game.position.to_move(choice.move))
+
+
+def test_the_quiescence_table_never_hides_a_mate_at_the_horizon() -> None:
+    """Past its first ply quiescence stands pat even in check, and writes that score to
+    the table; a node in check at the horizon, where every evasion is searched, must not
+    take it from there (Black is mated on the back rank here)."""
+    mated = parse_position("chess", "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1")
+    searcher = Searcher(mated)
+    assert searcher.pos.is_check()
+    stood = searcher._quiesce(-MATE, MATE, 3, False, 1)  # a deeper ply: stands pat
+    assert stood > -MATE // 2
+    assert searcher._quiesce(-MATE, MATE, 2, True, 0) == -MATE + 2
