@@ -88,7 +88,7 @@ NEXT_DEPTH_SHARE = 0.9
 LMR_HISTORY = False
 # Countermoves: the quiet move that last refuted the opponent's previous move (by its
 # squares) is tried right after the killers.
-COUNTERMOVES = True
+COUNTERMOVES = False
 # Quiescence reads and writes the transposition table (depth 0): a capture sequence reached
 # again by another order of moves is not searched again.
 QUIESCENCE_TT = True
