@@ -297,13 +297,15 @@ def test_the_exchange_test_reads_the_board_after_the_capture() -> None:
         {"LMP_DEPTH": 3, "IIR_DEPTH": 4},
         {"LMR_HISTORY": True},
         {"QUIESCENCE_TT": False},
+        {"COUNTERMOVES": True},
     ],
 )
 def test_the_pruning_knobs_left_off_still_search_soundly(
     knobs: dict[str, int | bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Late-move pruning, IIR and history-led reductions are off as shipped (the probe found
-    them no better), the quiescence table on, but each kept to be probed again: switched the
+    """Late-move pruning, IIR, history-led reductions and countermoves are off as shipped
+    (the probe found them no better), the quiescence table on, but each kept to be probed
+    again: switched the
     other way, the search still finds the mate the search as shipped finds, wins a Queen
     left hanging and plays legal moves."""
     import search.searcher as searcher_module
@@ -336,3 +338,19 @@ def test_the_quiescence_table_never_hides_a_mate_at_the_horizon() -> None:
     stood = searcher._quiesce(-MATE, MATE, 3, False, 1)  # a deeper ply: stands pat
     assert stood > -MATE // 2
     assert searcher._quiesce(-MATE, MATE, 2, True, 0) == -MATE + 2
+
+
+def test_the_countermove_comes_after_the_killers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import search.searcher as searcher_module
+
+    monkeypatch.setattr(searcher_module, "COUNTERMOVES", True)
+    searcher = Searcher(Game("chess").position)
+    quiets = searcher.pos.quiet_codes()
+    counter = min(quiets)  # without it, the last of equal history (ties go by code)
+    killer = max(quiets)
+    searcher.killers[1] = [killer, 0]
+    searcher.line[0] = 0x1234  # the opponent's previous move, by its squares
+    searcher.counter[0x1234 | searcher.pos.side << 16] = counter
+    assert searcher._quiets(quiets, 0, 1)[:2] == [killer, counter]
+    monkeypatch.setattr(searcher_module, "COUNTERMOVES", False)
+    assert searcher._quiets(quiets, 0, 1)[-1] == counter
