@@ -21,6 +21,7 @@ import argparse
 import json
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -113,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--skip", type=int, default=0, help="positions to skip first")
     parser.add_argument("--every", type=int, default=7, help="take one position in this many")
     parser.add_argument("--nodes", type=int, default=60_000)
+    parser.add_argument(
+        "--movetime", type=float, help="CPU-seconds a move instead of nodes (as the matches)"
+    )
     parser.add_argument("--depth", type=int, default=12, help="Fairy-Stockfish's depth")
     parser.add_argument("--derived", action="store_true", help="derived, not learned tables")
     parser.add_argument("--set", action="append", default=[], help="NAME=VALUE of searcher")
@@ -162,7 +166,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             depth, score = elo_pick_depth(args.elo), 0
             uci = shown = _peer_move(peer, text, depth)
         else:
-            result = Searcher(pos, evaluation=tables).search(Limits(nodes=args.nodes))
+            if args.movetime is not None:
+                # The matches' budget: what is measured is the use of a CPU-second.
+                searcher = Searcher(pos, evaluation=tables, clock=time.process_time)
+                result = searcher.search(Limits(movetime=args.movetime))
+            else:
+                result = Searcher(pos, evaluation=tables).search(Limits(nodes=args.nodes))
             assert result.move is not None
             uci = {c: text for text, c in uci_moves(pos).items()}[result.move]
             depth, score, shown = result.depth, result.score, coordinates(pos, result.move)
@@ -183,7 +192,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         peer.close()
     judgements.save()
     blunders = sum(1 for x in losses if x >= BLUNDER)
-    mover = f"Fairy-Stockfish UCI_Elo {args.elo}" if peer else f"{args.nodes} nodes"
+    mover = (
+        f"Fairy-Stockfish UCI_Elo {args.elo}"
+        if peer
+        else f"{args.movetime:g} CPU-s"
+        if args.movetime is not None
+        else f"{args.nodes} nodes"
+    )
     print(
         f"{variant_id}: {len(losses)} positions, {mover}, judged at depth {args.depth}: "
         f"mean loss {statistics.mean(losses):.1f} cp, median "

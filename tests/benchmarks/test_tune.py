@@ -168,3 +168,23 @@ def test_the_matches_opponent_is_judged_alike(
     assert "chess: 1 positions, Fairy-Stockfish UCI_Elo 2400, judged at depth 6" in out
     row = json.loads(out_file.read_text(encoding="utf-8"))
     assert row["move"] == "c1g5" and row["depth"] == elo_pick_depth(2400)
+
+
+def test_the_probe_can_spend_cpu_seconds_as_the_matches_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--movetime`: Fairy Post searches a CPU-time budget instead of a number of nodes, so
+    the use of the time (when to start an iteration) can be probed; the Queen is taken."""
+    fairy_stockfish()
+    text = "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 0 3"
+    path = tmp_path / "positions.tsv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write(f"chess\t0.5\t{text}\t900\n")
+    out_file = tmp_path / "timed.jsonl"
+    quality_main(
+        [str(path), "--count", "1", "--every", "1", "--depth", "6", "--movetime", "0.3",
+         "--out", str(out_file)]
+    )  # fmt: skip
+    assert "chess: 1 positions, 0.3 CPU-s, judged at depth 6" in capsys.readouterr().out
+    row = json.loads(out_file.read_text(encoding="utf-8"))
+    assert row["move"] == "c1g5" and row["depth"] >= 2
