@@ -78,10 +78,10 @@ NULL_REDUCTION = 3  # plies a null move's search is reduced by, plus depth / 4
 LMP_DEPTH = 0
 LMP_BASE = 3
 IIR_DEPTH = 0
-# A new iteration starts while less than this share of the time is spent. An unfinished
-# iteration still counts: its first move searched deeper, or another move proved better
-# (`_improved`); stopping at 0.55 left a fifth of each second unused (0.80 CPU-s a move).
-NEXT_DEPTH_SHARE = 0.9
+# A new iteration starts while less than this share of the time is spent. It leaves a
+# fifth of each second unused (0.79 CPU-s a move), yet 0.9, which uses it on unfinished
+# iterations, chose worse moves on the same CPU-second (search/README.md).
+NEXT_DEPTH_SHARE = 0.55
 # Late-move reductions follow the history: a ply less for a quiet move that has refuted
 # others (history above 0), a ply more for one that has only failed (below 0). Off: the
 # probe found the same move quality a third of a ply deeper (search/README.md).
