@@ -497,14 +497,9 @@ class Searcher:
             hmove = tt.moves[slot]
             word = tt.info[slot]
             if not pv_node and (word >> DEPTH_SHIFT) & 0x7F >= depth:
-                s = (word & SCORE_MASK) - SCORE_OFFSET
-                if s >= MATE_BOUND:
-                    s -= ply
-                elif s <= -MATE_BOUND:
-                    s += ply
-                flag = (word >> FLAG_SHIFT) & 3
-                if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
-                    return s
+                cut = _settled(word, ply, alpha, beta)
+                if cut is not None:
+                    return cut
         side = pos.side
         stand = -INF
         if not in_check:
@@ -620,12 +615,7 @@ class Searcher:
             if best == -INF:
                 # Every move was futile: the static score is as good a bound as any.
                 return stand
-        stored = best
-        if stored >= MATE_BOUND:
-            stored += ply
-        elif stored <= -MATE_BOUND:
-            stored -= ply
-        tt.store(key, best_move, stored, depth, flag)
+        tt.store(key, best_move, _to_table(best, ply), depth, flag)
         return best
 
     def _staged(
@@ -699,26 +689,15 @@ class Searcher:
             # Any entry will do (a quiescence result is depth 0), if its bound settles it; not
             # in check, where every evasion is searched: an entry of a deeper quiescence ply
             # (past QCHECK_PLIES) stood pat in that very check and would hide a mate.
-            word = tt.info[slot]
-            s = (word & SCORE_MASK) - SCORE_OFFSET
-            if s >= MATE_BOUND:
-                s -= ply
-            elif s <= -MATE_BOUND:
-                s += ply
-            flag = (word >> FLAG_SHIFT) & 3
-            if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
-                return s
+            cut = _settled(tt.info[slot], ply, alpha, beta)
+            if cut is not None:
+                return cut
         best = self._quiesce_moves(alpha, beta, ply, in_check, qply)
         if not (tt.info[slot] >> DEPTH_SHIFT) & 0x7F:
             # Only over another quiescence entry or an empty slot: the many leaves must not
             # push out the searched entries (nor, at the next move, the kept ones).
             flag = LOWER if best >= beta else UPPER if best <= alpha else EXACT
-            stored = best
-            if stored >= MATE_BOUND:
-                stored += ply
-            elif stored <= -MATE_BOUND:
-                stored -= ply
-            tt.store(key, 0, stored, 0, flag)
+            tt.store(key, 0, _to_table(best, ply), 0, flag)
         return best
 
     def _quiesce_moves(self, alpha: int, beta: int, ply: int, in_check: bool, qply: int) -> int:
@@ -1027,6 +1006,29 @@ class Searcher:
 
     def _elapsed(self) -> float:
         return self.clock() - self.start
+
+
+def _settled(word: int, ply: int, alpha: int, beta: int) -> int | None:
+    """The score of a table entry (`info` word) if its bound settles a node at `ply`
+    within (alpha, beta); mates are stored from the entry's node, read from this ply."""
+    s = (word & SCORE_MASK) - SCORE_OFFSET
+    if s >= MATE_BOUND:
+        s -= ply
+    elif s <= -MATE_BOUND:
+        s += ply
+    flag = (word >> FLAG_SHIFT) & 3
+    if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
+        return s
+    return None
+
+
+def _to_table(score: int, ply: int) -> int:
+    """A score as the table keeps it: a mate counted from the node, not from the root."""
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
 
 
 def _known_legal(c: int) -> bool:

@@ -154,19 +154,9 @@ def test_the_matches_opponent_is_judged_alike(
     chooses the moves instead of Fairy Post. Its Skill draws among its four best lines, each
     lifted by (120 - 2 * level) / 128 of its gap to the best: at 1400 (level 0) that can lift
     a move a Queen worse over the capture (CI saw it), at 2400 (level 11-12) it cannot."""
-    fairy_stockfish()
-    text = "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 0 3"
-    path = tmp_path / "positions.tsv.gz"
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        f.write(f"chess\t0.5\t{text}\t900\n")
-    out_file = tmp_path / "peer.jsonl"
-    quality_main(
-        [str(path), "--count", "1", "--every", "1", "--depth", "6", "--elo", "2400",
-         "--out", str(out_file)]
-    )  # fmt: skip
+    row = _probe_the_hanging_queen(tmp_path, "--elo", "2400")
     out = capsys.readouterr().out
     assert "chess: 1 positions, Fairy-Stockfish UCI_Elo 2400, judged at depth 6" in out
-    row = json.loads(out_file.read_text(encoding="utf-8"))
     assert row["move"] == "c1g5" and row["depth"] == elo_pick_depth(2400)
 
 
@@ -175,16 +165,22 @@ def test_the_probe_can_spend_cpu_seconds_as_the_matches_do(
 ) -> None:
     """`--movetime`: Fairy Post searches a CPU-time budget instead of a number of nodes, so
     the use of the time (when to start an iteration) can be probed; the Queen is taken."""
+    row = _probe_the_hanging_queen(tmp_path, "--movetime", "0.3")
+    assert "chess: 1 positions, 0.3 CPU-s, judged at depth 6" in capsys.readouterr().out
+    assert row["move"] == "c1g5" and row["depth"] >= 2
+
+
+def _probe_the_hanging_queen(tmp_path: Path, *mover: str) -> dict[str, object]:
+    """The probe (judged at depth 6) of one position where White takes a hanging Queen,
+    the move chosen as `mover` says; the row it writes."""
     fairy_stockfish()
     text = "rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 0 3"
     path = tmp_path / "positions.tsv.gz"
     with gzip.open(path, "wt", encoding="utf-8") as f:
         f.write(f"chess\t0.5\t{text}\t900\n")
-    out_file = tmp_path / "timed.jsonl"
+    out_file = tmp_path / "probe.jsonl"
     quality_main(
-        [str(path), "--count", "1", "--every", "1", "--depth", "6", "--movetime", "0.3",
-         "--out", str(out_file)]
-    )  # fmt: skip
-    assert "chess: 1 positions, 0.3 CPU-s, judged at depth 6" in capsys.readouterr().out
-    row = json.loads(out_file.read_text(encoding="utf-8"))
-    assert row["move"] == "c1g5" and row["depth"] >= 2
+        [str(path), "--count", "1", "--every", "1", "--depth", "6", *mover, "--out", str(out_file)]
+    )
+    row: dict[str, object] = json.loads(out_file.read_text(encoding="utf-8"))
+    return row
