@@ -801,11 +801,11 @@ class Position:
                 return True
             # An in-place promotion (Sittuyin's Pawn) is listed by `_in_place_codes`, not
             # among the square's own moves.
-            return (
-                self.t.in_place[piece] is not None
-                and bool((c >> PROMO_SHIFT) & PROMO_MASK)
-                and c in self.pseudo_codes()
-            )
+            if self.t.in_place[piece] is None or not (c >> PROMO_SHIFT) & PROMO_MASK:
+                return False
+            promotions: list[int] = []
+            self._in_place_codes(promotions)
+            return c in promotions
         if kind == DROP and not self.placing:
             if self.board[(c >> 8) & 0xFF] or not self.t.variant.drops:
                 return False
