@@ -213,7 +213,8 @@ class Searcher:
             self.tt.new_search()
             self.hist = [0] * HISTORY_SIZE
             self.killers = [[0, 0] for _ in range(MAX_KILLER_PLY)]
-        self.counter = [0] * HISTORY_SIZE  # (previous move's squares) | side << 16
+        # (previous move's squares) | side << 16; not built while countermoves are off
+        self.counter = [0] * HISTORY_SIZE if COUNTERMOVES else []
         self.line = [0] * (MAX_PLY + 2)  # the move played at each ply of the current line
         self.royal_capture = variant.goal == "royal-capture"
         # Endings that come with legal moves still available (a goal zone, a bare King, a
