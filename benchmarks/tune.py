@@ -99,10 +99,17 @@ def _noisy(pos: Position, code: int) -> bool:
 
 
 def play_one(
-    engine: UciEngine, variant_id: str, nodes: int, rng: random.Random, every: int = SAMPLE_EVERY
+    engine: UciEngine,
+    variant_id: str,
+    nodes: int,
+    rng: random.Random,
+    every: int = SAMPLE_EVERY,
+    keep_all: bool = False,
 ) -> tuple[float, list[tuple[str, int]]]:
     """One self-play game: (White's points, the quiet positions kept as texts, each with
-    Fairy-Stockfish's score of it for White in centipawns, its search's own label)."""
+    Fairy-Stockfish's score of it for White in centipawns, its search's own label).
+    `keep_all` keeps the positions in check and those whose best move takes too: Texel's
+    fit wants quiet ones, the move-quality probe the games' tactics as well."""
     variant = load_variant(variant_id)
     game = Game(variant)
     uci: list[str] = []
@@ -141,8 +148,7 @@ def play_one(
             score is not None
             and game.ply - start >= SKIP_PLIES
             and game.ply - last_kept >= every
-            and not pos.is_check()
-            and not _noisy(pos, code)
+            and (keep_all or not (pos.is_check() or _noisy(pos, code)))
         ):
             kept.append((format_position(pos), score if pos.side == 0 else -score))
             last_kept = game.ply
@@ -165,7 +171,9 @@ def positions(args: argparse.Namespace) -> None:
             score = 0.0
             count = 0
             for _ in range(args.games):
-                points, kept = play_one(engine, variant_id, args.nodes, rng, args.every)
+                points, kept = play_one(
+                    engine, variant_id, args.nodes, rng, args.every, args.all
+                )
                 score += points
                 count += len(kept)
                 for text, white in kept:
@@ -721,6 +729,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--variants", default="", help="comma-separated (default: all)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--every", type=int, default=SAMPLE_EVERY, help="plies between two kept")
+    p.add_argument(
+        "--all", action="store_true", help="not only quiet positions (for benchmarks.quality)"
+    )
     p.add_argument("--out", default="benchmarks/data/tune-positions.tsv.gz")
     p = sub.add_parser("fit", help="fit the weights to the positions' results")
     p.add_argument("positions", help="a positions file written by `positions`")

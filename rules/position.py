@@ -26,6 +26,7 @@ from rules.tables import (
     MC,
     MOVE,
     WALL,
+    RayProbe,
     SquareMoves,
     Tables,
     tables_of,
@@ -108,6 +109,29 @@ def _hop_reaches(rules: tuple[tuple[int, bool], ...] | None, dist: int, screen: 
     if rules is None:
         return True
     return any(dist <= span and (not grass or screen == 1) for span, grass in rules)
+
+
+def _rays_attack(board: list[int], probes: tuple[RayProbe, ...]) -> bool:
+    """Whether a rider or hopper at the far end of one of the rays `probes` (each walked
+    outwards from its target) attacks the target on `board`."""
+    for squares, riders, limits, hoppers, rules in probes:
+        screen = 0  # the screen's distance from the target, once found
+        dist = 0
+        for s in squares:
+            dist += 1
+            p = board[s]
+            if not p:
+                continue
+            if screen:
+                if p in hoppers and (not rules or _hop_reaches(rules.get(p), dist, screen)):
+                    return True
+                break
+            if p in riders and (not limits or limits.get(p, 1 << 30) >= dist):
+                return True
+            if not hoppers:
+                break
+            screen = dist
+    return False
 
 
 def _merged(codes: list[int]) -> list[int]:
@@ -367,23 +391,16 @@ class Position:
         for o, codes in t.leap_probes[by][target]:
             if board[o] in codes:
                 return True
-        for squares, riders, limits, hoppers, rules in t.ray_probes[by][target]:
-            screen = 0  # the screen's distance from the target, once found
-            dist = 0
-            for s in squares:
-                dist += 1
-                p = board[s]
-                if not p:
-                    continue
-                if screen:
-                    if p in hoppers and (not rules or _hop_reaches(rules.get(p), dist, screen)):
-                        return True
-                    break
-                if p in riders and (not limits or limits.get(p, 1 << 30) >= dist):
-                    return True
-                if not hoppers:
-                    break
-                screen = dist
+        if _rays_attack(board, t.ray_probes[by][target]):
+            return True
+        return bool(t.special_codes[by]) and self._specials_attack(target, by)
+
+    def _specials_attack(self, target: int, by: int) -> bool:
+        """Whether one of the special attackers of colour `by` (`Tables.special_codes`: lame
+        leapers, hoppers with conditions, pieces bound to a region) attacks `target`; read
+        from the piece lists, since a leg or a screen anywhere on the way matters."""
+        board = self.board
+        t = self.t
         if t.special_codes[by]:
             special_at = t.special_at
             for code in t.special_codes[by]:
@@ -1198,27 +1215,63 @@ class Position:
                 return False  # no royal piece, or it is taken: no check to speak of
             board = self.board
             victim = board[d]
-            if kind == DROP:
+            o = -1 if kind == DROP else c & 0xFF
+            piece = board[o] if o >= 0 else 0
+            if o < 0:
                 board[d] = (c & 0xFF) << 1 | side
-                try:
-                    return self.attacked(target, side)
-                finally:
-                    board[d] = victim
-            o = c & 0xFF
-            piece = board[o]
-            promo = (c >> PROMO_SHIFT) & PROMO_MASK
-            board[o] = 0
-            board[d] = promo << 1 | side if promo else t.flip[piece]
+            else:
+                promo = (c >> PROMO_SHIFT) & PROMO_MASK
+                board[o] = 0
+                board[d] = promo << 1 | side if promo else t.flip[piece]
             try:
+                if t.local_checks:
+                    return self._move_checks(o, d, side, target)
                 return self.attacked(target, side)
             finally:
                 board[d] = victim
-                board[o] = piece
+                if o >= 0:
+                    board[o] = piece
         self.push_code(c, keep_key=False)
         try:
             return self.is_check()
         finally:
             self.pop_code()
+
+    def is_check_after(self, c: int) -> bool:
+        """`is_check()` just after move `c` was made (the search knows the move): where a
+        plain board move or drop can check only through its own two squares
+        (`Tables.local_checks`), only the lines through them are read, and the special
+        attackers (whose legs and screens lie anywhere) from their piece lists."""
+        t = self.t
+        mover = self.side ^ 1
+        kind = (c >> KIND_SHIFT) & KIND_MASK
+        if t.local_checks and kind in (NORMAL, DROP) and c < GATED and not self.placing:
+            target = self.kings[self.side]
+            if target < 0:
+                return False
+            o = -1 if kind == DROP else c & 0xFF
+            return self._move_checks(o, (c >> 8) & 0xFF, mover, target) or (
+                bool(t.special_codes[mover]) and self._specials_attack(target, mover)
+            )
+        return self.is_check()
+
+    def _move_checks(self, o: int, d: int, by: int, target: int) -> bool:
+        """Colour `by` attacks `target` on the board after a move from `o` (-1: a drop) to
+        `d`, given that it did not before (`Tables.local_checks`): by the piece now on `d`,
+        or along a ray through `d` or `o` (a line opened, a screen placed or taken away)."""
+        board = self.board
+        leaps, rays = self.t.check_probes(by, target)
+        codes = leaps.get(d)
+        if codes is not None and board[d] in codes:
+            return True
+        through = rays.get(d)
+        if through is not None and _rays_attack(board, through):
+            return True
+        if o >= 0:
+            through = rays.get(o)
+            if through is not None and _rays_attack(board, through):
+                return True
+        return False
 
     def _captures(self, c: int) -> bool:
         """Move `c` takes a piece (compulsory captures: Antichess)."""

@@ -60,6 +60,9 @@ Pairs = tuple[tuple[int, int], ...]
 # the target).
 HopRules = dict[int, tuple[tuple[int, bool], ...]]
 RayProbe = tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int], HopRules]
+# Per square: the codes whose leap from there attacks one target, and the rays to the
+# target that cross it (`Tables.check_probes`).
+CheckProbes = tuple[dict[int, frozenset[int]], dict[int, tuple[RayProbe, ...]]]
 # Targets of a special attacker on one square -> conditions: (kind, alternatives of squares).
 SpecialMap = dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]
 # One castling move of one side: King from, Rook from, squares that must be empty, and the
@@ -475,6 +478,13 @@ class Tables:
     # special_map() per code and square, filled on first use (a list, not a dict keyed by
     # (code, square): attacked() reads it for every special attacker at every check test).
     special_at: list[list[SpecialMap | None]] = field(default_factory=list)
+    local_checks: bool = False
+    """A move can check only through its own squares: the royal piece of the side not to
+    move is never attacked (checkmate is the goal), and a move changes the board on its
+    two squares alone (no explosion, wall, petrified capturer, or reserve piece entering
+    behind it; `Position.gives_check`, `Position.is_check_after`)."""
+    # check_probes() per colour and target square, filled on first use.
+    check_at: list[list[CheckProbes | None]] = field(default_factory=list)
     no_capture: list[frozenset[int]] = field(default_factory=list)
     """Per code: the piece codes it may not capture (empty for almost every piece)."""
     no_screen: list[frozenset[int]] = field(default_factory=list)
@@ -539,6 +549,23 @@ class Tables:
             or (zone is not None and any(zone[d] for d in dests))
             or (stuck is not None and any(stuck[d] for d in dests))
         )
+
+    def check_probes(self, by: int, target: int) -> CheckProbes:
+        """The attacks of colour `by` on `target` by way of each square: the leaping codes
+        that attack it from there and the rays to it that cross it. Where `target` was not
+        attacked before a move, only these, at the move's squares, can attack it after."""
+        if not self.check_at:
+            self.check_at = [[None] * self.geo.size for _ in (0, 1)]
+        found = self.check_at[by][target]
+        if found is None:
+            leaps = dict(self.leap_probes[by][target])
+            rays: dict[int, list[RayProbe]] = {}
+            for probe in self.ray_probes[by][target]:
+                for sq in probe[0]:
+                    rays.setdefault(sq, []).append(probe)
+            found = (leaps, {sq: tuple(through) for sq, through in rays.items()})
+            self.check_at[by][target] = found
+        return found
 
     def special_map(self, code: int, o: int) -> SpecialMap:
         """Targets a special attacker on `o` may capture on, with their conditions:
@@ -1144,6 +1171,13 @@ def build_tables(variant: Variant) -> Tables:
             else tables.kinds[type_index[goal[1]] << 1 | 1],
         )
     tables.pseudo_royal = variant.extinction is not None and variant.extinction.pseudo_royal
+    tables.local_checks = variant.goal == "checkmate" and not (
+        tables.pseudo_royal
+        or tables.walls
+        or variant.blast is not None
+        or variant.reserve
+        or variant.reserve_black
+    )
     if tables.walls:
         # A wall is code WALL: occupied for every walk (it blocks riders and lame leapers and
         # screens hoppers, as in Fairy-Stockfish), but nobody's: no piece may capture it.

@@ -572,7 +572,7 @@ class Searcher:
             self.line[ply] = c
             self._push(c)
             try:
-                child_check = pos.is_check()
+                child_check = pos.is_check_after(c)
                 new_depth = depth - 1 + (1 if child_check and extend_ok else 0)
                 if searched == 0:
                     s = -self._search(new_depth, -beta, -alpha, ply + 1, child_check)
@@ -760,7 +760,7 @@ class Searcher:
             saved = (self.mg, self.eg, self.ph, self.pk)
             self._push(c)
             try:
-                child_check = qply + 1 < QCHECK_PLIES and pos.is_check()
+                child_check = qply + 1 < QCHECK_PLIES and pos.is_check_after(c)
                 s = -self._quiesce(-beta, -alpha, ply + 1, child_check, qply + 1)
             finally:
                 self._pop(saved)

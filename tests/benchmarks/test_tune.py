@@ -14,9 +14,11 @@ import pytest
 from benchmarks.match import elo_pick_depth
 from benchmarks.quality import compare
 from benchmarks.quality import main as quality_main
-from benchmarks.tune import SquareModel, fit_squares, square_loss
+from benchmarks.tune import SquareModel, fit_squares, play_one, square_loss
 from rules.position import Position
+from rules.postext import parse_position
 from search.evaluate import EvalTables
+from search.uci import UciEngine
 from tests.fairy_stockfish import fairy_stockfish
 
 
@@ -168,6 +170,28 @@ def test_the_probe_can_spend_cpu_seconds_as_the_matches_do(
     row = _probe_the_hanging_queen(tmp_path, "--movetime", "0.3")
     assert "chess: 1 positions, 0.3 CPU-s, judged at depth 6" in capsys.readouterr().out
     assert row["move"] == "c1g5" and row["depth"] >= 2
+
+
+def test_the_probe_positions_can_keep_the_tactics_too() -> None:
+    """`positions --all`: the same game keeps, besides its quiet positions, those in check
+    and those whose best move takes, which the Texel fit leaves out and the probe needs
+    (a probe on quiet positions alone cannot see a missed capture)."""
+    engine = UciEngine(fairy_stockfish(), {"Threads": "1", "Hash": "8"})
+    try:
+        kept = {}
+        for keep_all in (False, True):
+            engine.set_option("UCI_Variant", "chess")
+            _points, kept[keep_all] = play_one(
+                engine, "chess", 300, random.Random(5), every=1, keep_all=keep_all
+            )
+    finally:
+        engine.close()
+    quiet, every = {t for t, _s in kept[False]}, {t for t, _s in kept[True]}
+    assert quiet and quiet < every
+    # Every quiet position of the game is kept by both; what --all adds is not quiet.
+    for text in every - quiet:
+        pos = parse_position("chess", text)
+        assert pos.is_check() or pos.capture_codes(), text
 
 
 def _probe_the_hanging_queen(tmp_path: Path, *mover: str) -> dict[str, object]:

@@ -46,10 +46,13 @@ def check_stages(pos: Position, before: list[int]) -> bool:
 
 
 def made_check(pos: Position, c: int) -> bool:
-    """Whether `c` checks, by the whole make and unmake: what `gives_check` must say."""
+    """Whether `c` checks, by the whole make and unmake: what `gives_check` must say, and
+    `is_check_after` once the move is made."""
     pos.push_code(c, keep_key=False)
     try:
-        return pos.is_check()
+        check = pos.is_check()
+        assert pos.is_check_after(c) == check, c
+        return check
     finally:
         pos.pop_code()
 
@@ -126,6 +129,32 @@ def test_gives_check_sees_every_kind_of_check() -> None:
     pos = game_after("crazyhouse", ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5"]).position
     checks = checks_by_coordinates(pos)
     assert checks["P@d7"] and not checks["P@d6"]
+
+
+def test_a_screen_placed_or_taken_away_checks() -> None:
+    """A Cannon checks over exactly one screen: a second screen stepping aside leaves one,
+    a piece stepping in front of it gives one, and the move's two squares alone show it
+    (`Tables.local_checks`: only the lines through them are read)."""
+    assert tables_of(load_variant("xiangqi")).local_checks
+    # The Cannon on e2 looks up the file at the General on e10 over the Horses on e4, e6.
+    pos = parse_position("xiangqi", "4k4/9/9/9/4H4/9/4H4/9/4C4/3K5 w - - 0 1")
+    checks = checks_by_coordinates(pos)
+    horses = [m for m in checks if m[:2] in ("e4", "e6")]
+    assert horses and all(checks[m] for m in horses)
+    assert not checks["e2d2"] and not checks["d1d2"]
+    # No screen: the Horse from d4 to e6 becomes one.
+    checks = checks_by_coordinates(
+        parse_position("xiangqi", "4k4/9/9/9/9/9/3H5/9/4C4/3K5 w - - 0 1")
+    )
+    assert checks["d4e6"] and not checks["d4c6"]
+
+
+def test_local_checks_only_where_a_move_changes_two_squares() -> None:
+    """Where the side not to move may stand attacked (royal capture) or a move changes
+    more than its two squares (explosions, walls, reserves), every probe is read."""
+    assert tables_of(load_variant("chess")).local_checks
+    for variant in ("atomic", "seirawan"):
+        assert not tables_of(load_variant(variant)).local_checks, variant
 
 
 HOPPER_SECTIONS = ("hopfield", "shorthops", "hopdrops")
