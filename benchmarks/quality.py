@@ -13,6 +13,11 @@ logistic of 400 centipawns, so that a lost position made more lost costs little)
     python -m benchmarks.quality chess-11.tsv.gz --count 100 --nodes 60000 --depth 12
     python -m benchmarks.quality chess-11.tsv.gz --set FUTILITY_DEPTH=0   # a constant
     python -m benchmarks.quality chess-11.tsv.gz --elo 2100   # the matches' opponent, judged alike
+    python -m benchmarks.quality --games match.jsonl --depth 11   # every move of the games
+
+`--games` reads a match log of `benchmarks.bench_engine --log` instead and judges the moves
+played, both sides', past the fixed opening, by the game's phase: where the games are lost
+(a probe on single positions scores Fairy Post as good as the 2100 it loses to).
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from pathlib import Path
 
 import search.searcher as searcher_module
 from benchmarks.match import elo_pick_depth
+from benchmarks.openings import OPENINGS
 from benchmarks.tune import read_positions
 from rules.fsf import fen, uci_moves
+from rules.game import Game
 from rules.notation import coordinates
 from rules.position import Position
 from rules.postext import parse_position
@@ -39,6 +46,7 @@ from search.uci import UciEngine, find_engine
 
 CAP = 1_000  # centipawns: a lost piece or a missed mate count alike beyond this
 BLUNDER = 150  # centipawns lost that make a move a blunder
+PHASES = ((0, 30, "plies 1-30"), (30, 60, "plies 31-60"), (60, 1 << 30, "plies 61-"))
 
 
 class Judgements:
@@ -102,6 +110,73 @@ def judge(engine: UciEngine, position_fen: str, depth: int, moves: str = "") -> 
     return score, ""
 
 
+def scores_of(
+    engine: UciEngine, judgements: Judgements, text: str, move: str, depth: int
+) -> tuple[int, int]:
+    """Fairy-Stockfish's score of the position `text` at `depth` and of `move` there (the
+    position after it at `depth - 1`), for the side to move."""
+    best, choice = judgements.get(engine, text, depth)
+    after = best if choice == move else -judgements.get(engine, text, depth - 1, move)[0]
+    return best, after
+
+
+def loss(best: int, after: int) -> tuple[int, float]:
+    """(centipawns lost, capped; expected result lost) going from `best` to `after`."""
+    return max(0, min(CAP, best - after)), max(0.0, expected(best) - expected(after))
+
+
+def review_games(log: str, engine: UciEngine, judgements: Judgements, depth: int) -> str:
+    """Every move of the logged games past their opening, judged: per side and phase the
+    moves, mean loss, blunders and expected result lost; then each lost game's worst move."""
+    cells: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    worst: list[str] = []
+    for line in Path(log).read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if not row.get("line"):
+            continue
+        variant_id, moves = row["variant"], row["line"].split()
+        engine.set_option("UCI_Variant", load_variant(variant_id).fsf_variant or variant_id)
+        game = Game.new(variant_id)
+        opening = len(OPENINGS[variant_id][row["opening"]])
+        ours = row["engine"]
+        lost: tuple[int, int, str, str] | None = None
+        for ply, text in enumerate(moves):
+            pos = game.position
+            if ply >= opening:
+                code = next(c for c in pos.legal_codes() if coordinates(pos, c) == text)
+                uci = {c: u for u, c in uci_moves(pos).items()}[code]
+                position_fen = fen(pos)
+                cp, drop = loss(*scores_of(engine, judgements, position_fen, uci, depth))
+                side = ours if ply % 2 == row["engine_color"] else row["opponent"]
+                phase = next(name for lo, hi, name in PHASES if lo <= ply < hi)
+                cells.setdefault((side, phase), []).append((cp, drop))
+                if side == ours and (lost is None or cp > lost[0]):
+                    lost = (cp, ply, text, position_fen)
+            game.play(text, check_marks=False)
+        if row["points"] == 0 and lost is not None:
+            cp, ply, text, position_fen = lost
+            worst.append(
+                f"  opening {row['opening']}, ply {ply + 1}: {text} loses {cp} cp  {position_fen}"
+            )
+        judgements.save()
+    out = ["| side | phase | moves | mean loss | blunders | expected result lost a move |"]
+    out.append("|---|---|---|---|---|---|")
+    for side in sorted({s for s, _p in cells}):
+        for _lo, _hi, phase in PHASES:
+            got = cells.get((side, phase), [])
+            if got:
+                cps = [cp for cp, _d in got]
+                out.append(
+                    f"| {side} | {phase} | {len(got)} | {statistics.mean(cps):.1f} cp | "
+                    f"{sum(cp >= BLUNDER for cp in cps)} | "
+                    f"{statistics.mean(d for _c, d in got):.4f} |"
+                )
+    if worst:
+        out.append("Each lost game's worst move of the engine under test:")
+        out.extend(worst)
+    return "\n".join(out)
+
+
 def expected(cp: int) -> float:
     """The expected result of a score (the logistic of the tuning, 400 centipawns)."""
     return 1 / (1 + 10 ** (-cp / 400))
@@ -109,7 +184,10 @@ def expected(cp: int) -> float:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.quality", description=__doc__)
-    parser.add_argument("positions", help="a positions file written by benchmarks.tune")
+    parser.add_argument(
+        "positions", help="a positions file written by benchmarks.tune (a match log: --games)"
+    )
+    parser.add_argument("--games", action="store_true", help="judge the moves of a match log")
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--skip", type=int, default=0, help="positions to skip first")
     parser.add_argument("--every", type=int, default=7, help="take one position in this many")
@@ -142,6 +220,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit("fairy-stockfish is needed to judge the moves")
     engine = UciEngine(path, {"Threads": "1", "Hash": "64"})
     judgements = Judgements(args.cache)
+    if args.games:
+        print(review_games(args.positions, engine, judgements, args.depth))
+        engine.close()
+        return
     losses: list[int] = []
     drops: list[float] = []  # expected result lost
     picked = read_positions(args.positions)[args.skip :: args.every][: args.count]
@@ -175,15 +257,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             assert result.move is not None
             uci = {c: text for text, c in uci_moves(pos).items()}[result.move]
             depth, score, shown = result.depth, result.score, coordinates(pos, result.move)
-        best, choice = judgements.get(engine, text, args.depth)
-        after = best if choice == uci else -judgements.get(engine, text, args.depth - 1, uci)[0]
-        loss = max(0, min(CAP, best - after))
-        losses.append(loss)
-        drops.append(max(0.0, expected(best) - expected(after)))
+        best, after = scores_of(engine, judgements, text, uci, args.depth)
+        cp, drop = loss(best, after)
+        losses.append(cp)
+        drops.append(drop)
         rows.append({"fen": text, "move": uci, "depth": depth, "drop": drops[-1]})
-        if args.verbose or loss >= BLUNDER:
+        if args.verbose or cp >= BLUNDER:
             print(
-                f"{loss:5d} cp  {shown:8} depth {depth:2d}  "
+                f"{cp:5d} cp  {shown:8} depth {depth:2d}  "
                 f"ours {score:6d}  fsf {best:6d} -> {after:6d}  {text}",
                 flush=True,
             )

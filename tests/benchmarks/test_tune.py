@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.match import elo_pick_depth
+from benchmarks.openings import OPENINGS
 from benchmarks.quality import compare
 from benchmarks.quality import main as quality_main
 from benchmarks.tune import SquareModel, fit_squares, play_one, square_loss
@@ -192,6 +193,23 @@ def test_the_probe_positions_can_keep_the_tactics_too() -> None:
     for text in every - quiet:
         pos = parse_position("chess", text)
         assert pos.is_check() or pos.capture_codes(), text
+
+
+def test_the_games_of_a_match_log_are_judged_move_by_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--games`: the moves played past the fixed opening, each side's, by phase; a lost
+    game names the engine's worst move (here 4.Nxe5?, a Knight for a Pawn)."""
+    fairy_stockfish()
+    line = [*OPENINGS["chess"][0], "f3e5", "c6e5"]
+    log = tmp_path / "match.jsonl"
+    row = {"engine": "new", "opponent": "fsf2100", "variant": "chess", "opening": 0}
+    row |= {"engine_color": 0, "points": 0.0, "line": " ".join(line)}
+    log.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    quality_main([str(log), "--games", "--depth", "8"])
+    out = capsys.readouterr().out
+    assert "| new | plies 1-30 | 1 |" in out and "| fsf2100 | plies 1-30 | 1 |" in out
+    assert "opening 0, ply 7: f3e5 loses" in out
 
 
 def _probe_the_hanging_queen(tmp_path: Path, *mover: str) -> dict[str, object]:
