@@ -26,6 +26,7 @@ from rules.tables import (
     MC,
     MOVE,
     WALL,
+    CheckProbes,
     RayProbe,
     SquareMoves,
     Tables,
@@ -131,6 +132,23 @@ def _rays_attack(board: list[int], probes: tuple[RayProbe, ...]) -> bool:
             if not hoppers:
                 break
             screen = dist
+    return False
+
+
+def _moved_checks(board: list[int], probes: CheckProbes, o: int, d: int) -> bool:
+    """Whether a target that was not attacked is attacked after a move from `o` (-1: a
+    drop) to `d` (`Tables.local_checks`), by the `probes` of its attackers: by the piece now
+    on `d`, or along a ray through `d` or `o` (a line opened, a screen placed or taken)."""
+    leaps, rays = probes
+    if board[d] in leaps[d]:
+        return True
+    through = rays[d]
+    if through and _rays_attack(board, through):
+        return True
+    if o >= 0:
+        through = rays[o]
+        if through and _rays_attack(board, through):
+            return True
     return False
 
 
@@ -1225,7 +1243,7 @@ class Position:
                 board[d] = promo << 1 | side if promo else t.flip[piece]
             try:
                 if t.local_checks:
-                    return self._move_checks(o, d, side, target)
+                    return _moved_checks(board, t.check_probes(side, target), o, d)
                 return self.attacked(target, side)
             finally:
                 board[d] = victim
@@ -1243,35 +1261,21 @@ class Position:
         (`Tables.local_checks`), only the lines through them are read, and the special
         attackers (whose legs and screens lie anywhere) from their piece lists."""
         t = self.t
-        mover = self.side ^ 1
         kind = (c >> KIND_SHIFT) & KIND_MASK
         if t.local_checks and kind in (NORMAL, DROP) and c < GATED and not self.placing:
             target = self.kings[self.side]
             if target < 0:
                 return False
+            mover = self.side ^ 1
+            at = t.check_at
+            probes = at[mover][target] if at else None
+            if probes is None:
+                probes = t.check_probes(mover, target)
             o = -1 if kind == DROP else c & 0xFF
-            return self._move_checks(o, (c >> 8) & 0xFF, mover, target) or (
+            return _moved_checks(self.board, probes, o, (c >> 8) & 0xFF) or (
                 bool(t.special_codes[mover]) and self._specials_attack(target, mover)
             )
         return self.is_check()
-
-    def _move_checks(self, o: int, d: int, by: int, target: int) -> bool:
-        """Colour `by` attacks `target` on the board after a move from `o` (-1: a drop) to
-        `d`, given that it did not before (`Tables.local_checks`): by the piece now on `d`,
-        or along a ray through `d` or `o` (a line opened, a screen placed or taken away)."""
-        board = self.board
-        leaps, rays = self.t.check_probes(by, target)
-        codes = leaps.get(d)
-        if codes is not None and board[d] in codes:
-            return True
-        through = rays.get(d)
-        if through is not None and _rays_attack(board, through):
-            return True
-        if o >= 0:
-            through = rays.get(o)
-            if through is not None and _rays_attack(board, through):
-                return True
-        return False
 
     def _captures(self, c: int) -> bool:
         """Move `c` takes a piece (compulsory captures: Antichess)."""

@@ -60,9 +60,9 @@ Pairs = tuple[tuple[int, int], ...]
 # the target).
 HopRules = dict[int, tuple[tuple[int, bool], ...]]
 RayProbe = tuple[tuple[int, ...], frozenset[int], dict[int, int], frozenset[int], HopRules]
-# Per square: the codes whose leap from there attacks one target, and the rays to the
-# target that cross it (`Tables.check_probes`).
-CheckProbes = tuple[dict[int, frozenset[int]], dict[int, tuple[RayProbe, ...]]]
+# Per square (lists indexed by square): the codes whose leap from there attacks one
+# target, and the rays to the target that cross it (`Tables.check_probes`).
+CheckProbes = tuple[list[frozenset[int]], list[tuple[RayProbe, ...]]]
 # Targets of a special attacker on one square -> conditions: (kind, alternatives of squares).
 SpecialMap = dict[int, list[tuple[int, tuple[tuple[int, ...], ...]]]]
 # One castling move of one side: King from, Rook from, squares that must be empty, and the
@@ -558,12 +558,15 @@ class Tables:
             self.check_at = [[None] * self.geo.size for _ in (0, 1)]
         found = self.check_at[by][target]
         if found is None:
-            leaps = dict(self.leap_probes[by][target])
-            rays: dict[int, list[RayProbe]] = {}
+            size = self.geo.size
+            leaps: list[frozenset[int]] = [frozenset()] * size
+            for o, codes in self.leap_probes[by][target]:
+                leaps[o] = codes
+            rays: list[list[RayProbe]] = [[] for _ in range(size)]
             for probe in self.ray_probes[by][target]:
                 for sq in probe[0]:
-                    rays.setdefault(sq, []).append(probe)
-            found = (leaps, {sq: tuple(through) for sq, through in rays.items()})
+                    rays[sq].append(probe)
+            found = (leaps, [tuple(through) for through in rays])
             self.check_at[by][target] = found
         return found
 

@@ -90,6 +90,10 @@ LMR_HISTORY = False
 # squares) is tried right after the killers. Off: the probe found no difference (+0.0000,
 # standard error 0.0012; search/README.md).
 COUNTERMOVES = False
+# Razoring (RAZOR_DEPTH, 0: off): a node this shallow whose static score lies more than
+# RAZOR_MARGIN per ply below alpha is settled by quiescence, if quiescence cannot reach alpha.
+RAZOR_DEPTH = 0
+RAZOR_MARGIN = 200
 # Quiescence reads and writes the transposition table (depth 0): a capture sequence reached
 # again by another order of moves is not searched again.
 QUIESCENCE_TT = True
@@ -510,6 +514,14 @@ class Searcher:
             # Reverse futility: far enough above beta that a quiet move will not undo it.
             if depth <= RFP_DEPTH and stand - RFP_MARGIN * depth >= beta:
                 return stand
+            if (
+                depth <= RAZOR_DEPTH
+                and stand + RAZOR_MARGIN * depth < alpha
+                and abs(alpha) < MATE_BOUND
+            ):
+                s = self._quiesce(alpha, alpha + 1, ply, False, 0)
+                if s <= alpha:
+                    return s
             if null and depth >= NULL_DEPTH and self.null_ok and stand >= beta and self._can_null():
                 r = NULL_REDUCTION + depth // 4 + min(2, (stand - beta) // 200)
                 self.line[ply] = 0
