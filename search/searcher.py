@@ -92,6 +92,7 @@ LMR_HISTORY = False
 COUNTERMOVES = False
 # Razoring (RAZOR_DEPTH, 0: off): a node this shallow whose static score lies more than
 # RAZOR_MARGIN per ply below alpha is settled by quiescence, if quiescence cannot reach alpha.
+# Off: at depth 2 the probe found it no better (+0.0012, standard error 0.0025).
 RAZOR_DEPTH = 0
 RAZOR_MARGIN = 200
 # Quiescence reads and writes the transposition table (depth 0): a capture sequence reached
