@@ -171,9 +171,7 @@ def positions(args: argparse.Namespace) -> None:
             score = 0.0
             count = 0
             for _ in range(args.games):
-                points, kept = play_one(
-                    engine, variant_id, args.nodes, rng, args.every, args.all
-                )
+                points, kept = play_one(engine, variant_id, args.nodes, rng, args.every, args.all)
                 score += points
                 count += len(kept)
                 for text, white in kept:
