@@ -155,9 +155,8 @@ def review_games(log: str, engine: UciEngine, judgements: Judgements, depth: int
             game.play(text, check_marks=False)
         if row["points"] == 0 and lost is not None:
             cp, ply, text, position_fen = lost
-            worst.append(
-                f"  opening {row['opening']}, ply {ply + 1}: {text} loses {cp} cp  {position_fen}"
-            )
+            number = row["opening"] + 1  # as bench_engine numbers them
+            worst.append(f"  opening {number}, ply {ply + 1}: {text} loses {cp} cp  {position_fen}")
         judgements.save()
     out = ["| side | phase | moves | mean loss | blunders | expected result lost a move |"]
     out.append("|---|---|---|---|---|---|")

@@ -209,7 +209,7 @@ def test_the_games_of_a_match_log_are_judged_move_by_move(
     quality_main([str(log), "--games", "--depth", "8"])
     out = capsys.readouterr().out
     assert "| new | plies 1-30 | 1 |" in out and "| fsf2100 | plies 1-30 | 1 |" in out
-    assert "opening 0, ply 7: f3e5 loses" in out
+    assert "opening 1, ply 7: f3e5 loses" in out
 
 
 def _probe_the_hanging_queen(tmp_path: Path, *mover: str) -> dict[str, object]:
