@@ -23,6 +23,7 @@ played, both sides', past the fixed opening, by the game's phase: where the game
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import statistics
 import sys
@@ -38,7 +39,7 @@ from rules.fsf import fen, uci_moves
 from rules.game import Game
 from rules.notation import coordinates
 from rules.position import Position
-from rules.postext import parse_position
+from rules.postext import format_position, parse_position
 from rules.variant import load_variant
 from search.evaluate import EvalTables
 from search.searcher import Limits, Searcher
@@ -125,11 +126,16 @@ def loss(best: int, after: int) -> tuple[int, float]:
     return max(0, min(CAP, best - after)), max(0.0, expected(best) - expected(after))
 
 
-def review_games(log: str, engine: UciEngine, judgements: Judgements, depth: int) -> str:
+def review_games(
+    log: str, engine: UciEngine, judgements: Judgements, depth: int, keep: str | None = None
+) -> str:
     """Every move of the logged games past their opening, judged: per side and phase the
-    moves, mean loss, blunders and expected result lost; then each lost game's worst move."""
+    moves, mean loss, blunders and expected result lost; then each lost game's worst move.
+    `keep`: a positions file (as `benchmarks.tune positions` writes) of the positions where
+    the engine under test moved, to probe a change on the games' own positions."""
     cells: dict[tuple[str, str], list[tuple[int, float]]] = {}
     worst: list[str] = []
+    kept: list[str] = []
     for line in Path(log).read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         if not row.get("line"):
@@ -139,6 +145,7 @@ def review_games(log: str, engine: UciEngine, judgements: Judgements, depth: int
         game = Game.new(variant_id)
         opening = len(OPENINGS[variant_id][row["opening"]])
         ours = row["engine"]
+        points = row["points"] if row["engine_color"] == 0 else 1 - row["points"]  # White's
         lost: tuple[int, int, str, str] | None = None
         for ply, text in enumerate(moves):
             pos = game.position
@@ -146,8 +153,12 @@ def review_games(log: str, engine: UciEngine, judgements: Judgements, depth: int
                 code = next(c for c in pos.legal_codes() if coordinates(pos, c) == text)
                 uci = {c: u for u, c in uci_moves(pos).items()}[code]
                 position_fen = fen(pos)
-                cp, drop = loss(*scores_of(engine, judgements, position_fen, uci, depth))
+                best, after = scores_of(engine, judgements, position_fen, uci, depth)
+                cp, drop = loss(best, after)
                 side = ours if ply % 2 == row["engine_color"] else row["opponent"]
+                if side == ours:
+                    white = best if pos.side == 0 else -best
+                    kept.append(f"{variant_id}\t{points}\t{format_position(pos)}\t{white}\n")
                 phase = next(name for lo, hi, name in PHASES if lo <= ply < hi)
                 cells.setdefault((side, phase), []).append((cp, drop))
                 if side == ours and (lost is None or cp > lost[0]):
@@ -158,6 +169,9 @@ def review_games(log: str, engine: UciEngine, judgements: Judgements, depth: int
             number = row["opening"] + 1  # as bench_engine numbers them
             worst.append(f"  opening {number}, ply {ply + 1}: {text} loses {cp} cp  {position_fen}")
         judgements.save()
+    if keep is not None:
+        with gzip.open(keep, "wt", encoding="utf-8") as f:
+            f.writelines(kept)
     out = ["| side | phase | moves | mean loss | blunders | expected result lost a move |"]
     out.append("|---|---|---|---|---|---|")
     for side in sorted({s for s, _p in cells}):
@@ -187,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "positions", help="a positions file written by benchmarks.tune (a match log: --games)"
     )
     parser.add_argument("--games", action="store_true", help="judge the moves of a match log")
+    parser.add_argument("--keep", help="with --games: write the engine's positions to this file")
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--skip", type=int, default=0, help="positions to skip first")
     parser.add_argument("--every", type=int, default=7, help="take one position in this many")
@@ -220,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     engine = UciEngine(path, {"Threads": "1", "Hash": "64"})
     judgements = Judgements(args.cache)
     if args.games:
-        print(review_games(args.positions, engine, judgements, args.depth))
+        print(review_games(args.positions, engine, judgements, args.depth, args.keep))
         engine.close()
         return
     losses: list[int] = []

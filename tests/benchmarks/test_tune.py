@@ -15,7 +15,8 @@ from benchmarks.match import elo_pick_depth
 from benchmarks.openings import OPENINGS
 from benchmarks.quality import compare
 from benchmarks.quality import main as quality_main
-from benchmarks.tune import SquareModel, fit_squares, play_one, square_loss
+from benchmarks.tune import SquareModel, fit_squares, play_one, read_positions, square_loss
+from rules.game import game_after
 from rules.position import Position
 from rules.postext import parse_position
 from search.evaluate import EvalTables
@@ -199,17 +200,23 @@ def test_the_games_of_a_match_log_are_judged_move_by_move(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`--games`: the moves played past the fixed opening, each side's, by phase; a lost
-    game names the engine's worst move (here 4.Nxe5?, a Knight for a Pawn)."""
+    game names the engine's worst move (here 4.Nxe5?, a Knight for a Pawn), and `--keep`
+    writes the positions where the engine moved, for the probe."""
     fairy_stockfish()
     line = [*OPENINGS["chess"][0], "f3e5", "c6e5"]
     log = tmp_path / "match.jsonl"
     row = {"engine": "new", "opponent": "fsf2100", "variant": "chess", "opening": 0}
     row |= {"engine_color": 0, "points": 0.0, "line": " ".join(line)}
     log.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    quality_main([str(log), "--games", "--depth", "8"])
+    kept = tmp_path / "kept.tsv.gz"
+    quality_main([str(log), "--games", "--depth", "8", "--keep", str(kept)])
     out = capsys.readouterr().out
     assert "| new | plies 1-30 | 1 |" in out and "| fsf2100 | plies 1-30 | 1 |" in out
     assert "opening 1, ply 7: f3e5 loses" in out
+    # --keep: the engine's own positions, to be probed again (White lost this one).
+    (variant, points, text, score), *more = read_positions(kept)
+    assert not more and (variant, points) == ("chess", "0.0") and abs(int(score)) < 200
+    assert parse_position("chess", text).hash == game_after("chess", line[:6]).position.hash
 
 
 def _probe_the_hanging_queen(tmp_path: Path, *mover: str) -> dict[str, object]:
