@@ -34,10 +34,9 @@ from pathlib import Path
 import search.searcher as searcher_module
 from benchmarks.match import elo_pick_depth
 from benchmarks.openings import OPENINGS
-from benchmarks.tune import read_positions
-from rules.fsf import fen, uci_moves
-from rules.game import Game
-from rules.notation import coordinates
+from benchmarks.tune import position_line, read_positions
+from rules.fsf import fen, format_uci
+from rules.notation import coordinates, parse
 from rules.position import Position
 from rules.postext import format_position, parse_position
 from rules.variant import load_variant
@@ -142,28 +141,27 @@ def review_games(
             continue
         variant_id, moves = row["variant"], row["line"].split()
         engine.set_option("UCI_Variant", load_variant(variant_id).fsf_variant or variant_id)
-        game = Game.new(variant_id)
+        pos = Position.start(variant_id)
         opening = len(OPENINGS[variant_id][row["opening"]])
         ours = row["engine"]
         points = row["points"] if row["engine_color"] == 0 else 1 - row["points"]  # White's
         lost: tuple[int, int, str, str] | None = None
         for ply, text in enumerate(moves):
-            pos = game.position
+            code = parse(pos, text).code
             if ply >= opening:
-                code = next(c for c in pos.legal_codes() if coordinates(pos, c) == text)
-                uci = {c: u for u, c in uci_moves(pos).items()}[code]
+                uci = format_uci(pos, code)
                 position_fen = fen(pos)
                 best, after = scores_of(engine, judgements, position_fen, uci, depth)
                 cp, drop = loss(best, after)
                 side = ours if ply % 2 == row["engine_color"] else row["opponent"]
                 if side == ours:
                     white = best if pos.side == 0 else -best
-                    kept.append(f"{variant_id}\t{points}\t{format_position(pos)}\t{white}\n")
+                    kept.append(position_line(variant_id, points, format_position(pos), white))
                 phase = next(name for lo, hi, name in PHASES if lo <= ply < hi)
                 cells.setdefault((side, phase), []).append((cp, drop))
                 if side == ours and (lost is None or cp > lost[0]):
                     lost = (cp, ply, text, position_fen)
-            game.play(text, check_marks=False)
+            pos.push_code(code)
         if row["points"] == 0 and lost is not None:
             cp, ply, text, position_fen = lost
             number = row["opening"] + 1  # as bench_engine numbers them
@@ -269,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             else:
                 result = Searcher(pos, evaluation=tables).search(Limits(nodes=args.nodes))
             assert result.move is not None
-            uci = {c: text for text, c in uci_moves(pos).items()}[result.move]
+            uci = format_uci(pos, result.move)
             depth, score, shown = result.depth, result.score, coordinates(pos, result.move)
         best, after = scores_of(engine, judgements, text, uci, args.depth)
         cp, drop = loss(best, after)

@@ -43,7 +43,7 @@ from pathlib import Path
 from benchmarks.bench_search import middle_game
 from benchmarks.elo import estimate
 from benchmarks.match import Choice, EnginePlayer, load_match_variant, match
-from rules.fsf import uci_moves
+from rules.fsf import format_uci, uci_moves
 from rules.game import Game
 from rules.notation import coordinates
 from rules.position import (
@@ -116,8 +116,7 @@ def play_one(
     for _ in range(rng.randint(*RANDOM_PLIES)):
         pos = game.position
         c = rng.choice(pos.legal_codes())
-        table = {v: k for k, v in uci_moves(pos).items()}
-        uci.append(table[c])
+        uci.append(format_uci(pos, c))
         game.play(coordinates(pos, c), check_marks=False)
         if game.outcome() is not None:
             return 0.5, []
@@ -174,8 +173,7 @@ def positions(args: argparse.Namespace) -> None:
                 points, kept = play_one(engine, variant_id, args.nodes, rng, args.every, args.all)
                 score += points
                 count += len(kept)
-                for text, white in kept:
-                    f.write(f"{variant_id}\t{points}\t{text}\t{white}\n")
+                f.writelines(position_line(variant_id, points, text, white) for text, white in kept)
                 f.flush()
             print(f"{variant_id}: {args.games} games, White {score:g}, {count} positions")
     engine.close()
@@ -281,6 +279,12 @@ def sample(pos: Position, result: float) -> Sample | None:
         1.0 if pos.side == 0 else -1.0,
     )
     return Sample(base, columns, result)
+
+
+def position_line(variant_id: str, points: float, text: str, white: int) -> str:
+    """One line of a positions file: the variant, White's points in the game, the position
+    text and Fairy-Stockfish's score of it for White (`read_positions` reads it back)."""
+    return f"{variant_id}\t{points}\t{text}\t{white}\n"
 
 
 def read_positions(path: str | Path) -> list[list[str]]:
