@@ -419,21 +419,20 @@ class Position:
         from the piece lists, since a leg or a screen anywhere on the way matters."""
         board = self.board
         t = self.t
-        if t.special_codes[by]:
-            special_at = t.special_at
-            for code in t.special_codes[by]:
-                for o in self.pieces[code]:
-                    found = special_at[code][o] if special_at else None
-                    if found is None:
-                        found = t.special_map(code, o)
-                        special_at = t.special_at
-                    conds = found.get(target)
-                    if (
-                        conds
-                        and self._conditions_hold(conds, o, by)
-                        and board[target] not in t.no_capture[code]
-                    ):
-                        return True
+        special_at = t.special_at
+        for code in t.special_codes[by]:
+            for o in self.pieces[code]:
+                found = special_at[code][o] if special_at else None
+                if found is None:
+                    found = t.special_map(code, o)
+                    special_at = t.special_at
+                conds = found.get(target)
+                if (
+                    conds
+                    and self._conditions_hold(conds, o, by)
+                    and board[target] not in t.no_capture[code]
+                ):
+                    return True
         return False
 
     def _conditions_hold(
