@@ -95,6 +95,11 @@ COUNTERMOVES = False
 # Off: at depth 2 the probe found it no better (+0.0012, standard error 0.0025).
 RAZOR_DEPTH = 0
 RAZOR_MARGIN = 200
+# Shallow exchange pruning (SEE_PRUNE_DEPTH, 0: off): at a node this shallow, off the
+# principal variation and not in check, a move after the first that `_losing` says loses
+# material (its piece lands where the enemy attacks it, worth more than it takes) and gives
+# no check is skipped.
+SEE_PRUNE_DEPTH = 0
 # Quiescence reads and writes the transposition table (depth 0): a capture sequence reached
 # again by another order of moves is not searched again.
 QUIESCENCE_TT = True
@@ -560,6 +565,10 @@ class Searcher:
             and abs(alpha) < MATE_BOUND
             and stand + FUTILITY_MARGIN * depth <= alpha
         )
+        prune_losing = (
+            not pv_node and not in_check and depth <= SEE_PRUNE_DEPTH and abs(alpha) < MATE_BOUND
+        )
+        value = self.et.value
         best = -INF
         best_move = 0
         flag = UPPER
@@ -581,6 +590,11 @@ class Searcher:
             if quiet and len(quiets_tried) >= lmp:
                 skip[0] = True
                 continue
+            if prune_losing and searched and kind == NORMAL_KIND:
+                promo = (c >> PROMO_SHIFT) & 0x3F
+                gain = value[board[(c >> 8) & 0xFF]] + (value[promo << 1] if promo else 0)
+                if self._losing(c, gain) and not pos.gives_check(c):
+                    continue  # the exchange loses material this close to the horizon
             saved = (self.mg, self.eg, self.ph, self.pk)
             self.line[ply] = c
             self._push(c)

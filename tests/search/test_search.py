@@ -299,12 +299,14 @@ def test_the_exchange_test_reads_the_board_after_the_capture() -> None:
         {"QUIESCENCE_TT": False},
         {"COUNTERMOVES": True},
         {"RAZOR_DEPTH": 2},
+        {"SEE_PRUNE_DEPTH": 2},
     ],
 )
 def test_the_pruning_knobs_left_off_still_search_soundly(
     knobs: dict[str, int | bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Late-move pruning, IIR, history-led reductions, countermoves and razoring are off as shipped
+    """Late-move pruning, IIR, history-led reductions, countermoves, razoring and shallow
+    exchange pruning are off as shipped
     (the probe found them no better), the quiescence table on, but each kept to be probed
     again: switched the
     other way, the search still finds the mate the search as shipped finds, wins a Queen
