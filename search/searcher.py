@@ -568,7 +568,6 @@ class Searcher:
         prune_losing = (
             not pv_node and not in_check and depth <= SEE_PRUNE_DEPTH and abs(alpha) < MATE_BOUND
         )
-        value = self.et.value
         best = -INF
         best_move = 0
         flag = UPPER
@@ -591,6 +590,7 @@ class Searcher:
                 skip[0] = True
                 continue
             if prune_losing and searched and kind == NORMAL_KIND:
+                value = self.et.value
                 promo = (c >> PROMO_SHIFT) & 0x3F
                 gain = value[board[(c >> 8) & 0xFF]] + (value[promo << 1] if promo else 0)
                 if self._losing(c, gain) and not pos.gives_check(c):

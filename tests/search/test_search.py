@@ -306,11 +306,10 @@ def test_the_pruning_knobs_left_off_still_search_soundly(
     knobs: dict[str, int | bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Late-move pruning, IIR, history-led reductions, countermoves, razoring and shallow
-    exchange pruning are off as shipped
-    (the probe found them no better), the quiescence table on, but each kept to be probed
-    again: switched the
-    other way, the search still finds the mate the search as shipped finds, wins a Queen
-    left hanging and plays legal moves."""
+    exchange pruning are off as shipped (the probe found them no better), the quiescence
+    table on, but each kept to be probed again: switched the other way, the search still
+    finds the mate the search as shipped finds, wins a Queen left hanging and plays legal
+    moves."""
     import search.searcher as searcher_module
 
     mate = parse_position("chess", "6k1/5p2/6pQ/8/8/8/8/6RK w - - 0 1")
