@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 
@@ -42,16 +43,21 @@ class Migration:
     def statements_for(self, dialect: DialectName) -> list[str]:
         """The statements to run on `dialect`: the common part (translated for PostgreSQL)
         and that dialect's own pieces, in file order."""
-        out: list[str] = []
-        for section, text in sections(self.sql):
-            if section == "all":
-                for statement in _split_sqlite(text, self.name):
-                    out += [statement] if dialect == "sqlite" else postgres_statements(statement)
-            elif section == dialect:
-                out += (
-                    _split_sqlite(text, self.name) if dialect == "sqlite" else split_postgres(text)
-                )
-        return out
+        return list(_statements(self.sql, self.name, dialect))
+
+
+@cache
+def _statements(sql: str, name: str, dialect: DialectName) -> tuple[str, ...]:
+    """A migration's statements on `dialect`, translated once per process: the translation
+    is pure, and every database a process opens (every test's, too) runs the same files."""
+    out: list[str] = []
+    for section, text in sections(sql):
+        if section == "all":
+            for statement in _split_sqlite(text, name):
+                out += [statement] if dialect == "sqlite" else postgres_statements(statement)
+        elif section == dialect:
+            out += _split_sqlite(text, name) if dialect == "sqlite" else split_postgres(text)
+    return tuple(out)
 
 
 def _split_sqlite(sql: str, name: str) -> list[str]:
