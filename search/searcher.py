@@ -71,6 +71,9 @@ LOG = [0.0] + [math.log(n) for n in range(1, 64)]  # late-move reductions: log(d
 LMR_DIVISOR = 2.25  # ... divided by this (larger: reduced less)
 NULL_DEPTH = 2  # null move from this depth on
 NULL_REDUCTION = 3  # plies a null move's search is reduced by, plus depth / 4
+# The null move's search is at least this deep (0: it may drop straight into quiescence,
+# which sees captures only, so a quiet threat such as a mate behind a King move is missed).
+NULL_FLOOR = 0
 # Late-move pruning (LMP_DEPTH, 0: off): from this depth down, the quiet moves past a count
 # (LMP_BASE plus depth squared, halved unless the score improves) are skipped; and internal
 # iterative reduction (IIR_DEPTH, 0: off): a node this deep without a hash move is searched
@@ -533,7 +536,9 @@ class Searcher:
                 self.line[ply] = 0
                 pos.push_null()
                 try:
-                    s = -self._search(depth - 1 - r, -beta, -beta + 1, ply + 1, False, False)
+                    s = -self._search(
+                        max(NULL_FLOOR, depth - 1 - r), -beta, -beta + 1, ply + 1, False, False
+                    )
                 finally:
                     pos.pop_code()
                 if s >= beta:

@@ -300,16 +300,17 @@ def test_the_exchange_test_reads_the_board_after_the_capture() -> None:
         {"COUNTERMOVES": True},
         {"RAZOR_DEPTH": 2},
         {"SEE_PRUNE_DEPTH": 2},
+        {"NULL_FLOOR": 1},
     ],
 )
 def test_the_pruning_knobs_left_off_still_search_soundly(
     knobs: dict[str, int | bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Late-move pruning, IIR, history-led reductions, countermoves, razoring and shallow
-    exchange pruning are off as shipped (the probe found them no better), the quiescence
-    table on, but each kept to be probed again: switched the other way, the search still
-    finds the mate the search as shipped finds, wins a Queen left hanging and plays legal
-    moves."""
+    """Late-move pruning, IIR, history-led reductions, countermoves, razoring, shallow
+    exchange pruning and the null move's floor are off as shipped (the probe found them no
+    better), the quiescence table on, but each kept to be probed again: switched the other
+    way, the search still finds the mate the search as shipped finds, wins a Queen left
+    hanging and plays legal moves."""
     import search.searcher as searcher_module
 
     mate = parse_position("chess", "6k1/5p2/6pQ/8/8/8/8/6RK w - - 0 1")
@@ -328,6 +329,21 @@ def test_the_pruning_knobs_left_off_still_search_soundly(
         choice = Searcher(game.position, history=history_hashes(game)).search(Limits(nodes=3_000))
         assert choice.move in game.position.legal_codes()
         game.play_move(game.position.to_move(choice.move))
+
+
+def test_the_null_moves_floor_shows_a_quiet_mate_threat(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A null move whose search falls into quiescence sees captures only: a quiet King move
+    that sets up mate looks harmless to it. With the floor (`NULL_FLOOR`, off as shipped) the
+    reply to the pass is searched a full ply, and a depth-3 search finds the mate in two."""
+    import search.searcher as searcher_module
+
+    monkeypatch.setattr(searcher_module, "NULL_FLOOR", 1)
+    pos = parse_position(
+        "leaping-bat", "16/16/16/10N5/16/16/3Q12/16/1K14/5c10/16/2kD5a6 w - - 0 1 once:wb"
+    )
+    result = Searcher(pos).search(Limits(depth=3))
+    assert result.move is not None and coordinates(pos, result.move) == "b4c3"
+    assert mate_in(result.score) == 2
 
 
 def test_the_quiescence_table_never_hides_a_mate_at_the_horizon() -> None:
