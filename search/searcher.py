@@ -103,6 +103,10 @@ RAZOR_MARGIN = 200
 # material (its piece lands where the enemy attacks it, worth more than it takes) and gives
 # no check is skipped.
 SEE_PRUNE_DEPTH = 0
+# Improving (off): where the side to move's static score is above its score two plies back,
+# reverse futility's margin is a ply's smaller; where it is not, late moves are reduced a
+# ply more.
+IMPROVING = False
 # Quiescence reads and writes the transposition table (depth 0): a capture sequence reached
 # again by another order of moves is not searched again.
 QUIESCENCE_TT = True
@@ -519,9 +523,10 @@ class Searcher:
         if not in_check:
             stand = self.static()
         self.stands[ply] = stand
+        improving = IMPROVING and ply >= 2 and stand > self.stands[ply - 2]
         if not in_check and not pv_node and abs(beta) < MATE_BOUND:
             # Reverse futility: far enough above beta that a quiet move will not undo it.
-            if depth <= RFP_DEPTH and stand - RFP_MARGIN * depth >= beta:
+            if depth <= RFP_DEPTH and stand - RFP_MARGIN * (depth - improving) >= beta:
                 return stand
             if (
                 depth <= RAZOR_DEPTH
@@ -614,6 +619,8 @@ class Searcher:
                         r = int(0.5 + log_depth * LOG[min(searched, 63)] / LMR_DIVISOR)
                         if pv_node:
                             r -= 1
+                        if IMPROVING and not improving:
+                            r += 1
                         k = self.killers[ply]
                         if c == k[0] or c == k[1]:
                             r -= 1

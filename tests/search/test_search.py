@@ -301,16 +301,17 @@ def test_the_exchange_test_reads_the_board_after_the_capture() -> None:
         {"RAZOR_DEPTH": 2},
         {"SEE_PRUNE_DEPTH": 2},
         {"NULL_FLOOR": 1},
+        {"IMPROVING": True},
     ],
 )
 def test_the_pruning_knobs_left_off_still_search_soundly(
     knobs: dict[str, int | bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Late-move pruning, IIR, history-led reductions, countermoves, razoring, shallow
-    exchange pruning and the null move's floor are off as shipped (the probe found them no
-    better), the quiescence table on, but each kept to be probed again: switched the other
-    way, the search still finds the mate the search as shipped finds, wins a Queen left
-    hanging and plays legal moves."""
+    exchange pruning, the null move's floor and the improving rule are off as shipped (the
+    probe found them no better), the quiescence table on, but each kept to be probed again:
+    switched the other way, the search still finds the mate the search as shipped finds, wins
+    a Queen left hanging and plays legal moves."""
     import search.searcher as searcher_module
 
     mate = parse_position("chess", "6k1/5p2/6pQ/8/8/8/8/6RK w - - 0 1")
