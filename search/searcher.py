@@ -104,7 +104,7 @@ RAZOR_MARGIN = 200
 # no check is skipped.
 SEE_PRUNE_DEPTH = 0
 # Improving (off): where the side to move's static score is above its score two plies back,
-# reverse futility's margin is a ply's smaller; where it is not, late moves are reduced a
+# reverse futility's margin is a ply smaller; where it is not, late moves are reduced a
 # ply more.
 IMPROVING = False
 # Quiescence reads and writes the transposition table (depth 0): a capture sequence reached
