@@ -292,9 +292,7 @@ class UciEngine:
         """The engine's move after `moves` from the start, and its last score (centipawns
         for the side to move; +-100000 for a mate) when it gave one."""
         position = "startpos" + (" moves " + " ".join(moves) if moves else "")
-        # Past its time and READY_SECONDS more it is told to stop (UciTimeout if it still
-        # does not answer): a hung engine ends a benchmark's game, not the benchmark.
-        timeout = movetime_ms / 1000 + READY_SECONDS
+        timeout = _answer_seconds(movetime_ms)  # then told to stop; UciTimeout if it won't
         result = self.go(position, f"movetime {movetime_ms}", timeout=timeout)
         assert result is not None  # nothing can call it off
         score: int | None = None
@@ -311,7 +309,7 @@ class UciEngine:
         self.send(f"position fen {fen}")
         self.send(f"go movetime {movetime_ms}")
         nodes = nps = depth = 0
-        for line in self.read_until("bestmove", timeout=movetime_ms / 1000 + READY_SECONDS):
+        for line in self.read_until("bestmove", timeout=_answer_seconds(movetime_ms)):
             words = line.split()
             if words and words[0] == "info" and "nodes" in words:
                 nodes = int(words[words.index("nodes") + 1])
@@ -341,3 +339,9 @@ class UciEngine:
             self._close_stdin()
         except (UciError, subprocess.TimeoutExpired):
             self.kill()
+
+
+def _answer_seconds(movetime_ms: int) -> float:
+    """How long a benchmark waits for a search of `movetime_ms`: its time and READY_SECONDS
+    more, so that a hung engine ends a benchmark's game, not the benchmark."""
+    return movetime_ms / 1000 + READY_SECONDS
