@@ -68,6 +68,7 @@ class Info:
     nodes: int
     pv: tuple[str, ...]
     bound: str = ""
+    nps: int = 0
     """`lowerbound` or `upperbound` when the score is only a bound (an unfinished line)."""
 
 
@@ -114,6 +115,7 @@ def parse_info(line: str) -> Info | None:
         nodes=number("nodes"),
         pv=pv,
         bound=next((w for w in words if w in ("lowerbound", "upperbound")), ""),
+        nps=number("nps"),
     )
 
 
@@ -305,19 +307,14 @@ class UciEngine:
         return result.bestmove, score
 
     def speed(self, fen: str, movetime_ms: int) -> tuple[int, int, int]:
-        """(nodes, nodes per second, depth) of a search of `fen` for `movetime_ms`."""
-        self.send(f"position fen {fen}")
-        self.send(f"go movetime {movetime_ms}")
-        nodes = nps = depth = 0
-        for line in self.read_until("bestmove", timeout=_answer_seconds(movetime_ms)):
-            words = line.split()
-            if words and words[0] == "info" and "nodes" in words:
-                nodes = int(words[words.index("nodes") + 1])
-                if "nps" in words:
-                    nps = int(words[words.index("nps") + 1])
-                if "depth" in words:
-                    depth = int(words[words.index("depth") + 1])
-        return nodes, nps, depth
+        """(nodes, nodes per second, depth) of a search of `fen` for `movetime_ms`, as the
+        engine's last line reports them; told to stop, then UciTimeout, when it hangs."""
+        result = self.go(
+            f"fen {fen}", f"movetime {movetime_ms}", timeout=_answer_seconds(movetime_ms)
+        )
+        assert result is not None  # nothing can call it off
+        nps = result.lines[0].nps if result.lines else 0
+        return result.nodes, nps, result.depth
 
     def kill(self) -> None:
         """Ends the process at once (a hung or misbehaving engine)."""

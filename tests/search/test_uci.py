@@ -32,7 +32,7 @@ def test_a_move_from_a_hung_engine_is_a_timeout_not_a_wait_forever(hung: UciEngi
 
 
 def test_a_speed_reading_from_a_hung_engine_is_a_timeout(hung: UciEngine) -> None:
-    with pytest.raises(UciTimeout):
+    with pytest.raises(UciTimeout, match="did not stop"):
         hung.speed("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 50)
 
 
