@@ -68,8 +68,9 @@ class Info:
     nodes: int
     pv: tuple[str, ...]
     bound: str = ""
-    nps: int = 0
     """`lowerbound` or `upperbound` when the score is only a bound (an unfinished line)."""
+    nps: int = 0
+    """Nodes per second as the engine counts them (0 when the line gives none)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,6 +216,9 @@ def test_info_lines_and_names() -> None:
     assert info is not None
     assert (info.depth, info.multipv, info.score, info.mate, info.nodes) == (12, 2, None, -3, 500)
     assert info.pv == ("e7e5", "g1f3")
+    assert info.nps == 0
+    timed = parse_info("info depth 9 score cp 31 nodes 90445 nps 499696 time 181 pv e2e4")
+    assert timed is not None and (timed.score, timed.nodes, timed.nps) == (31, 90445, 499696)
     assert parse_info("info string variant chess files 8") is None
     assert short_name("Fairy-Stockfish 11.1 LB 64") == "Fairy-Stockfish 11.1"
     assert short_name("Stockfish 16") == "Stockfish 16"
